@@ -1,0 +1,1 @@
+"""jax-use-donated: liveness-aware buffer donation for JAX programs."""

@@ -1,0 +1,183 @@
+"""Last-use facts for donated arguments: which ops read a donor's buffer, which results return
+it, what writes each result, and the data-dependence ancestors of each op.
+
+Invariants:
+
+* a value's *roots* are the donors whose buffer it may share: a donor is its own root, a
+  forwarding op's result (``reshape``, equal-width ``bitcast_convert``, ``optimization_barrier``,
+  ``sdy.sharding_constraint``, tuples, summarised calls) has the roots of its forwarded operands;
+  every other result has none;
+* an op *reads* a donor when an operand or a use inside its regions has that donor among its
+  roots, except operands a pure forwarding op only forwards;
+* ancestors are tracked only over reading ops (as bits of one integer per op), so memory stays
+  proportional to ops x donor reads, not ops squared.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from jax_use_donated.analysis.model import FunctionModel, Op, ValueId
+from jax_use_donated.analysis.semantics import OpSemantics, classify
+
+REGION_USE = -1
+"""The operand position recorded for a read inside an op's nested regions."""
+
+
+@dataclass(frozen=True)
+class ProducedBy:
+    """Result slot written by ``op``'s result ``result`` (its first slot for that value)."""
+
+    op: int
+    result: int
+
+
+@dataclass(frozen=True)
+class ViewOfArg:
+    """Result slot that returns argument ``arg`` unchanged (possibly through forwarding ops)."""
+
+    arg: int
+
+
+@dataclass(frozen=True)
+class CopyAfter:
+    """Result slot filled by a copy made once ``after`` has run (``None``: any time), because the
+    value is also returned in an earlier slot or is a view of an argument."""
+
+    after: int | None
+
+
+Writer = ProducedBy | ViewOfArg | CopyAfter
+
+
+@dataclass
+class DonorReads:
+    """Where one donor's buffer is read: op index -> operand positions (``REGION_USE`` for
+    reads inside regions)."""
+
+    positions: dict[int, set[int]] = field(default_factory=dict)
+    bits: int = 0
+    """Bit ``Liveness.read_bit[op]`` set for every reading op."""
+    returned_in: list[int] = field(default_factory=list)
+    """Result slots whose value may share this donor's buffer."""
+
+    @property
+    def last_read(self) -> int | None:
+        return max(self.positions) if self.positions else None
+
+
+class Liveness:
+    """All dataflow facts of one function, computed once in a single walk."""
+
+    def __init__(self, fn: FunctionModel) -> None:
+        self.fn = fn
+        self.semantics: list[OpSemantics] = [classify(op) for op in fn.ops]
+        self.arg_of_value: dict[ValueId, int] = {a.value: a.index for a in fn.args}
+        self.def_of_value: dict[ValueId, tuple[int, int]] = {}
+        for op in fn.ops:
+            for r, v in enumerate(op.results):
+                self.def_of_value[v] = (op.index, r)
+
+        donor_ids = {a.index for a in fn.donors}
+        self.roots: dict[ValueId, frozenset[int]] = {
+            a.value: frozenset({a.index}) for a in fn.args if a.index in donor_ids
+        }
+        self.reads: dict[int, DonorReads] = {i: DonorReads() for i in donor_ids}
+        self.read_bit: dict[int, int] = {}
+        self._compute_roots_and_reads()
+        self.ancestors: list[int] = self._compute_ancestors()
+        for res in fn.results:
+            for d in self.roots_of(res.value):
+                self.reads[d].returned_in.append(res.index)
+        self.writers: list[Writer] = self._compute_writers()
+
+    def roots_of(self, v: ValueId) -> frozenset[int]:
+        return self.roots.get(v, frozenset())
+
+    def _compute_roots_and_reads(self) -> None:
+        for op, sem in zip(self.fn.ops, self.semantics, strict=True):
+            forwarded_positions = {i for ops in sem.forwards.values() for i in ops}
+            only_forwards = bool(sem.forwards) and op.call_forwards is None
+            for pos, v in enumerate(op.operands):
+                if only_forwards and pos in forwarded_positions:
+                    continue
+                for d in self.roots_of(v):
+                    self._record_read(d, op, pos)
+            for v in op.region_uses:
+                for d in self.roots_of(v):
+                    self._record_read(d, op, REGION_USE)
+            for r, operand_positions in sem.forwards.items():
+                if r >= len(op.results):
+                    continue
+                roots: frozenset[int] = frozenset()
+                for pos in operand_positions:
+                    if pos < len(op.operands):
+                        roots |= self.roots_of(op.operands[pos])
+                if roots:
+                    self.roots[op.results[r]] = roots
+
+    def _record_read(self, donor: int, op: Op, pos: int) -> None:
+        reads = self.reads[donor]
+        reads.positions.setdefault(op.index, set()).add(pos)
+        bit = self.read_bit.setdefault(op.index, len(self.read_bit))
+        reads.bits |= 1 << bit
+
+    def _compute_ancestors(self) -> list[int]:
+        """``ancestors[i]``: bits of the reading ops that op ``i`` depends on (transitively)."""
+        ancestors: list[int] = []
+        for op in self.fn.ops:
+            acc = 0
+            for v in op.operands + op.region_uses:
+                d = self.def_of_value.get(v)
+                if d is None:
+                    continue
+                j = d[0]
+                acc |= ancestors[j]
+                bit = self.read_bit.get(j)
+                if bit is not None:
+                    acc |= 1 << bit
+            ancestors.append(acc)
+        return ancestors
+
+    def source(self, v: ValueId) -> tuple[str, int, int]:
+        """Follow single-operand forwarding back from ``v``: ``("arg", i, 0)`` or
+        ``("op", op_index, result_index)``."""
+        while True:
+            if v in self.arg_of_value:
+                return ("arg", self.arg_of_value[v], 0)
+            op_index, r = self.def_of_value[v]
+            fwd = self.semantics[op_index].forwards.get(r, ())
+            op = self.fn.ops[op_index]
+            if len(fwd) == 1 and fwd[0] < len(op.operands):
+                v = op.operands[fwd[0]]
+                continue
+            return ("op", op_index, r)
+
+    def _compute_writers(self) -> list[Writer]:
+        writers: list[Writer] = []
+        seen_values: set[ValueId] = set()
+        seen_args: set[int] = set()
+        donor_ids = set(self.reads)
+        for res in self.fn.results:
+            kind, index, r = self.source(res.value)
+            defining = self.def_of_value.get(res.value)
+            after = defining[0] if defining else None
+            if res.value in seen_values:
+                writers.append(CopyAfter(after))
+            elif kind == "arg":
+                if index in donor_ids and index not in seen_args:
+                    writers.append(ViewOfArg(index))
+                    seen_args.add(index)
+                else:
+                    writers.append(CopyAfter(after))
+            else:
+                writers.append(ProducedBy(index, r))
+            seen_values.add(res.value)
+        return writers
+
+    def is_ancestor(self, reader: int, of_op: int | None) -> bool:
+        """Whether reading op ``reader`` is a data-dependence ancestor of ``of_op``."""
+        if of_op is None:
+            return False
+        bit = self.read_bit.get(reader)
+        return bit is not None and bool(self.ancestors[of_op] >> bit & 1)

@@ -1,0 +1,187 @@
+"""The IR-neutral model of one function that the donation rules work on.
+
+Adapters (``jax_use_donated.adapters.xdsl_ir`` for xDSL, ``jax_use_donated.adapters.jaxlib_ir``
+for jaxlib's in-memory MLIR module) build a :class:`FunctionModel` from a ``func.func``; every
+rule in :mod:`jax_use_donated.analysis` reads only this model, so both front ends share one
+implementation of the rules.
+
+Invariants (checked by :func:`FunctionModel.check`):
+
+* values are small integers, each defined exactly once: by an argument or by one result of a
+  top-level op;
+* ``ops`` are the top-level ops of the function's single block, in block order, without the
+  terminator; uses inside an op's nested regions of values defined outside that op are listed in
+  ``Op.region_uses`` (attributed to the top-level op that contains them);
+* ``results`` are the terminator's operands in order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+ValueId = int
+"""A value of the function: an argument or one result of a top-level op."""
+
+
+@dataclass(frozen=True)
+class SourceLoc:
+    """Where something comes from, as far as the IR knows.
+
+    ``text`` is a ready ``file:line:col`` for diagnostics (the user's Python line when JAX
+    recorded it with ``debug_info=True``); ``name`` is a ``loc("name")`` label such as an
+    argument's pytree path.
+    """
+
+    text: str | None = None
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    """A ranked tensor type, reduced to what the rules need.
+
+    ``text`` is the exact printed type (``tensor<4x4xf32>``), which carries the encoding too;
+    ``shape`` has ``None`` for dynamic dimensions; ``element_bits`` is ``None`` when unknown.
+    """
+
+    text: str
+    shape: tuple[int | None, ...]
+    element_type: str
+    element_bits: int | None
+
+    @property
+    def nbytes(self) -> int | None:
+        """Bytes of a dense buffer of this type, or ``None`` for dynamic shapes."""
+        if self.element_bits is None or any(d is None for d in self.shape):
+            return None
+        count = 1
+        for dim in self.shape:
+            assert dim is not None
+            count *= dim
+        return (count * self.element_bits + 7) // 8
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Attributes besides the type that must be identical for a donor to host a result."""
+
+    sharding: str | None = None
+    memory_kind: str | None = None
+    layout: str | None = None
+
+
+class DonationKind(Enum):
+    NONE = "none"
+    BUFFER_DONOR = "jax.buffer_donor"
+    ALIASING_OUTPUT = "tf.aliasing_output"
+
+
+@dataclass(frozen=True)
+class Donation:
+    """What the input IR says about an argument's donation.
+
+    ``alias_index`` is the result index of ``tf.aliasing_output`` (JAX's own pairing).
+    """
+
+    kind: DonationKind = DonationKind.NONE
+    alias_index: int | None = None
+
+    @property
+    def donated(self) -> bool:
+        return self.kind is not DonationKind.NONE
+
+
+@dataclass
+class Arg:
+    """An entry-block argument of the function."""
+
+    index: int
+    value: ValueId
+    tensor: TensorInfo | None
+    """``None`` for a non-tensor argument (a token, a tuple, an unranked tensor)."""
+    type_text: str
+    placement: Placement = field(default_factory=Placement)
+    donation: Donation = field(default_factory=Donation)
+    loc: SourceLoc = field(default_factory=SourceLoc)
+    handle: object = None
+    """The adapter's own object, used to anchor diagnostics."""
+
+    @property
+    def display_name(self) -> str:
+        """The user's name for the argument (``loc("x")``), else ``%argN``."""
+        return self.loc.name if self.loc.name else f"%arg{self.index}"
+
+
+@dataclass
+class Op:
+    """A top-level op of the function body, with the facts the rules need.
+
+    ``elementwise`` is ``True``/``False`` when the IR library knows the op's traits, ``None``
+    when it does not (unregistered ops, jaxlib bindings): then the rules use their own tables.
+    ``operand_aliases`` lists ``(result_index, operand_index)`` pairs the op declares it may
+    write in place (``custom_call``'s ``output_operand_aliases``). ``call_forwards`` is set for
+    calls whose callee was summarised: result index -> operand indices it may return unchanged.
+    """
+
+    index: int
+    name: str
+    operands: list[ValueId]
+    results: list[ValueId]
+    operand_types: list[TensorInfo | None] = field(default_factory=list)
+    result_types: list[TensorInfo | None] = field(default_factory=list)
+    region_uses: list[ValueId] = field(default_factory=list)
+    elementwise: bool | None = None
+    operand_aliases: tuple[tuple[int, int], ...] = ()
+    call_forwards: dict[int, tuple[int, ...]] | None = None
+    target: str | None = None
+    """``custom_call``'s ``call_target_name`` or ``func.call``'s callee, when present."""
+    loc: SourceLoc = field(default_factory=SourceLoc)
+    handle: object = None
+
+    def describe(self) -> str:
+        """``stablehlo.add`` or ``stablehlo.add at f.py:3:7``."""
+        return f"{self.name} at {self.loc.text}" if self.loc.text else self.name
+
+
+@dataclass
+class Result:
+    """One operand of the function's terminator, i.e. one function result."""
+
+    index: int
+    value: ValueId
+    tensor: TensorInfo | None
+    type_text: str
+    placement: Placement = field(default_factory=Placement)
+
+
+@dataclass
+class FunctionModel:
+    """One ``func.func`` as the donation rules see it."""
+
+    name: str
+    args: list[Arg]
+    ops: list[Op]
+    results: list[Result]
+    loc: SourceLoc = field(default_factory=SourceLoc)
+    handle: object = None
+    return_handle: object = None
+
+    @property
+    def donors(self) -> list[Arg]:
+        return [a for a in self.args if a.donation.donated]
+
+    def check(self) -> None:
+        """Assert the structural invariants stated in the module docstring."""
+        defined: set[ValueId] = set()
+        for arg in self.args:
+            assert arg.value not in defined, f"value {arg.value} defined twice"
+            defined.add(arg.value)
+        for op in self.ops:
+            for v in op.operands + op.region_uses:
+                assert v in defined, f"{op.name} uses value {v} before its definition"
+            for v in op.results:
+                assert v not in defined, f"value {v} defined twice"
+                defined.add(v)
+        for res in self.results:
+            assert res.value in defined, f"result {res.index} is undefined"

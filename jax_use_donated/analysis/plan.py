@@ -1,0 +1,365 @@
+"""The donation plan: which donor hosts which result, and why every other donor cannot.
+
+A pair ``d -> k`` (donor argument ``d`` hosts result ``k``) is *safe* (copy-free) when the
+types and placements are identical and the write into ``d`` happens after every read of ``d``:
+
+* ``ordering="dataflow"`` (XLA schedules by data dependence): every read of ``d`` other than
+  the writer is a data-dependence ancestor of the writer;
+* ``ordering="program"`` (block order is execution order, as after bufferization): every read
+  of ``d`` comes before the writer in the block.
+
+The writer of ``k`` is its producing op (which may itself read ``d`` only where it can write in
+place), a copy (for a value returned a second time, or an argument returned unchanged), or
+nothing at all when ``k`` returns ``d`` itself. A donor returned in another slot can host
+nothing else. Among safe pairs the plan is a maximum matching, weighted by bytes (types in one
+class have equal size, so per class a maximum-cardinality matching), found by augmenting paths
+from JAX's own safe pairs, so ties go to JAX's pairing and then to argument order.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Literal
+
+from jax_use_donated.analysis.errors import DonationError, arg_label, validate_function
+from jax_use_donated.analysis.liveness import (
+    REGION_USE,
+    CopyAfter,
+    Liveness,
+    ProducedBy,
+    ViewOfArg,
+)
+from jax_use_donated.analysis.model import Arg, DonationKind, FunctionModel, Op, Result
+
+Ordering = Literal["dataflow", "program"]
+
+
+class Reason(Enum):
+    PAIRED = "paired"
+    NO_COMPATIBLE_RESULT = "no-compatible-result"
+    READ_AFTER_WRITE = "read-after-write"
+    RETURNED = "returned"
+    OUTNUMBERED = "outnumbered"
+
+
+@dataclass(frozen=True)
+class Blocker:
+    """Why ``d -> result`` is unsafe: ``reader`` still reads ``d`` when ``writer`` writes it
+    (``writer is reader`` means the writer reads ``d`` but cannot write in place)."""
+
+    result: int
+    reader: Op | None
+    writer: Op | None
+    returned_in: int | None = None
+
+
+@dataclass
+class DonorVerdict:
+    """The outcome for one donated argument."""
+
+    arg: Arg
+    result: int | None
+    reason: Reason
+    jax_result: int | None
+    """The result JAX's greedy pairing gave it (``None``: none, or XLA decides)."""
+    unused: bool = False
+    blockers: list[Blocker] = field(default_factory=list)
+    rivals: list[tuple[int, int]] = field(default_factory=list)
+    """For ``OUTNUMBERED``: ``(other donor, result)`` pairs holding its candidate results."""
+    message: str = ""
+
+
+@dataclass
+class DonationPlan:
+    function: str
+    pairs: dict[int, int]
+    """donor argument index -> result index it hosts."""
+    verdicts: list[DonorVerdict]
+    jax_pairs: dict[int, int]
+    """JAX's greedy pairing by type, for comparison."""
+    ordering: Ordering
+
+    @property
+    def unpaired(self) -> list[DonorVerdict]:
+        return [v for v in self.verdicts if v.result is None]
+
+    def aliased_bytes(self, fn: FunctionModel) -> int:
+        return sum(fn.args[d].tensor.nbytes or 0 for d in self.pairs if fn.args[d].tensor)
+
+
+def compat_key(t: Arg | Result) -> tuple[str, object] | None:
+    """What must be identical for an argument to host a result: type (with encoding) and
+    placement (sharding, memory kind, layout)."""
+    if t.tensor is None:
+        return None
+    return (t.tensor.text, t.placement)
+
+
+def jax_greedy_pairing(fn: FunctionModel) -> dict[int, int]:
+    """JAX's ``_set_up_aliases``: results in order, each takes the first unmatched donor of
+    equal type and placement, with no regard to liveness."""
+    free: dict[object, deque[int]] = {}
+    for arg in fn.donors:
+        key = compat_key(arg)
+        if key is not None:
+            free.setdefault(key, deque()).append(arg.index)
+    pairs: dict[int, int] = {}
+    for res in fn.results:
+        queue = free.get(compat_key(res))
+        if queue:
+            pairs[queue.popleft()] = res.index
+    return pairs
+
+
+class PairChecker:
+    """Decides whether one donor can host one result without a copy."""
+
+    def __init__(self, fn: FunctionModel, liveness: Liveness, ordering: Ordering) -> None:
+        self.fn = fn
+        self.live = liveness
+        self.ordering = ordering
+
+    def blocker(self, d: int, k: int) -> Blocker | None:
+        """``None`` when ``d -> k`` is safe, else what blocks it."""
+        reads = self.live.reads[d]
+        writer = self.live.writers[k]
+        if isinstance(writer, ViewOfArg) and writer.arg == d:
+            return None
+        other_returns = [r for r in reads.returned_in if r != k]
+        if other_returns or (reads.returned_in and not isinstance(writer, ViewOfArg)):
+            slot = other_returns[0] if other_returns else reads.returned_in[0]
+            return Blocker(k, None, None, returned_in=slot)
+        ops = self.fn.ops
+        if isinstance(writer, ProducedBy):
+            p = writer.op
+            for u in sorted(reads.positions):
+                if u == p:
+                    allowed = self.live.semantics[p].in_place.get(writer.result, frozenset())
+                    positions = reads.positions[u]
+                    if REGION_USE in positions or not positions <= allowed:
+                        return Blocker(k, ops[u], ops[p])
+                elif not self._before(u, p):
+                    return Blocker(k, ops[u], ops[p])
+            return None
+        # A copy: placed after `after` (dataflow), or at the return (program order).
+        after = writer.after if isinstance(writer, CopyAfter) else None
+        if self.ordering == "program":
+            return None
+        for u in sorted(reads.positions):
+            if u != after and not self.live.is_ancestor(u, after):
+                return Blocker(k, ops[u], ops[after] if after is not None else None)
+        return None
+
+    def _before(self, reader: int, writer: int) -> bool:
+        if self.ordering == "program":
+            return reader < writer
+        return self.live.is_ancestor(reader, writer)
+
+
+def _augment(
+    start: int,
+    edges: dict[int, list[int]],
+    match_res: dict[int, int],
+    match_donor: dict[int, int],
+) -> bool:
+    """Breadth-first search for a shortest augmenting path from free donor ``start``."""
+    parent: dict[int, tuple[int, int | None]] = {}
+    # parent[result] = (donor reaching it, previous result of that donor)
+    queue: deque[int] = deque([start])
+    seen_donors = {start}
+    while queue:
+        d = queue.popleft()
+        for k in edges[d]:
+            if k in parent:
+                continue
+            parent[k] = (d, match_donor.get(d))
+            owner = match_res.get(k)
+            if owner is None:
+                # Flip the path ending at free result k.
+                while True:
+                    donor, _ = parent[k]
+                    prev = match_donor.get(donor)
+                    match_donor[donor] = k
+                    match_res[k] = donor
+                    if donor == start:
+                        return True
+                    assert prev is not None
+                    k = prev
+            if owner not in seen_donors:
+                seen_donors.add(owner)
+                queue.append(owner)
+    return False
+
+
+def max_matching(
+    donors: list[int], edges: dict[int, list[int]], preferred: dict[int, int]
+) -> dict[int, int]:
+    """A maximum matching of ``donors`` to results over ``edges`` (lists in preference order),
+    seeded with the ``preferred`` pairs that are edges; deterministic."""
+    match_donor: dict[int, int] = {}
+    match_res: dict[int, int] = {}
+    for d in donors:
+        k = preferred.get(d)
+        if k is not None and k in edges[d] and k not in match_res:
+            match_donor[d], match_res[k] = k, d
+    for d in donors:
+        if d in match_donor:
+            continue
+        free = next((k for k in edges[d] if k not in match_res), None)
+        if free is not None:
+            match_donor[d], match_res[free] = free, d
+    for d in donors:
+        if d not in match_donor:
+            _augment(d, edges, match_res, match_donor)
+    return match_donor
+
+
+def plan_donation(
+    fn: FunctionModel,
+    ordering: Ordering = "dataflow",
+    keep_existing_aliases: bool = False,
+) -> DonationPlan:
+    """Pair ``fn``'s donors with its results; see the module docstring for the rules.
+
+    With ``keep_existing_aliases`` the ``tf.aliasing_output`` pairs of the input are kept as
+    they are and only checked: a mistyped or unsafe one raises :class:`DonationError`.
+    """
+    validate_function(fn)
+    live = Liveness(fn)
+    checker = PairChecker(fn, live, ordering)
+    jax_pairs = jax_greedy_pairing(fn)
+    existing = {
+        a.index: a.donation.alias_index
+        for a in fn.donors
+        if a.donation.kind is DonationKind.ALIASING_OUTPUT and a.donation.alias_index is not None
+    }
+    preferred = existing or jax_pairs
+
+    fixed: dict[int, int] = {}
+    if keep_existing_aliases:
+        for d, k in existing.items():
+            _check_fixed_pair(fn, checker, d, k)
+            fixed[d] = k
+
+    classes: dict[object, list[int]] = {}
+    for arg in fn.donors:
+        if arg.index not in fixed:
+            classes.setdefault(compat_key(arg), []).append(arg.index)
+    taken = set(fixed.values())
+    results_by_key: dict[object, list[int]] = {}
+    for res in fn.results:
+        if res.index not in taken:
+            results_by_key.setdefault(compat_key(res), []).append(res.index)
+
+    pairs = dict(fixed)
+    blockers: dict[int, list[Blocker]] = {}
+    for key, donors in classes.items():
+        candidates = results_by_key.get(key, []) if key is not None else []
+        edges: dict[int, list[int]] = {}
+        for d in donors:
+            edges[d] = []
+            blockers[d] = []
+            for k in candidates:
+                b = checker.blocker(d, k)
+                if b is None:
+                    edges[d].append(k)
+                else:
+                    blockers[d].append(b)
+            # Prefer the result JAX (or the input) chose, then result order.
+            pref = preferred.get(d)
+            if pref in edges[d]:
+                edges[d].remove(pref)
+                edges[d].insert(0, pref)
+        pairs.update(max_matching(donors, edges, preferred))
+
+    verdicts = [
+        _verdict(fn, live, arg, pairs, blockers.get(arg.index, []), results_by_key, jax_pairs)
+        for arg in fn.donors
+    ]
+    return DonationPlan(fn.name, dict(sorted(pairs.items())), verdicts, jax_pairs, ordering)
+
+
+def _check_fixed_pair(fn: FunctionModel, checker: PairChecker, d: int, k: int) -> None:
+    arg, res = fn.args[d], fn.results[k]
+    label = arg_label(d, arg.loc.name)
+    if compat_key(arg) != compat_key(res):
+        raise DonationError(
+            f"argument {label} of @{fn.name} aliases result {k}, but {arg.type_text}"
+            f"{_placement_text(arg)} cannot hold {res.type_text}{_placement_text(res)}",
+            fn.handle,
+        )
+    b = checker.blocker(d, k)
+    if b is not None:
+        raise DonationError(
+            f"argument {label} of @{fn.name} aliases result {k}, which is unsafe: "
+            + _blocker_text(b),
+            b.reader.handle if b.reader is not None else fn.handle,
+        )
+
+
+def _placement_text(t: Arg | Result) -> str:
+    p = t.placement
+    parts = [f"{n}={v}" for n, v in (("sharding", p.sharding), ("memory_kind", p.memory_kind),
+                                       ("layout", p.layout)) if v is not None]
+    return f" [{', '.join(parts)}]" if parts else ""
+
+
+def _blocker_text(b: Blocker) -> str:
+    if b.returned_in is not None:
+        return f"it is returned as result {b.returned_in}, so its value must survive"
+    if b.reader is not None and b.reader is b.writer:
+        return (f"result {b.result} is produced by {b.reader.describe()}, which reads it "
+                "and cannot write in place")
+    reader = b.reader.describe() if b.reader is not None else "a read"
+    if b.writer is None:
+        return f"{reader} reads it, and result {b.result} is a copy that may run before that read"
+    return (f"result {b.result} is produced by {b.writer.describe()} while "
+            f"{reader} still reads it")
+
+
+def _verdict(
+    fn: FunctionModel,
+    live: Liveness,
+    arg: Arg,
+    pairs: dict[int, int],
+    blockers: list[Blocker],
+    results_by_key: dict[object, list[int]],
+    jax_pairs: dict[int, int],
+) -> DonorVerdict:
+    reads = live.reads[arg.index]
+    unused = not reads.positions and not reads.returned_in
+    verdict = DonorVerdict(arg, pairs.get(arg.index), Reason.PAIRED, jax_pairs.get(arg.index),
+                           unused=unused, blockers=blockers)
+    name = f"'{arg.loc.name}' " if arg.loc.name else ""
+    label = f"donated argument {name}(%arg{arg.index}: {arg.type_text})"
+    if verdict.result is not None:
+        verdict.message = f"{label} hosts result {verdict.result}"
+        return verdict
+    key = compat_key(arg)
+    candidates = results_by_key.get(key, []) if key is not None else []
+    unused_note = "; it is never read" if unused else ""
+    if not candidates:
+        verdict.reason = Reason.NO_COMPATIBLE_RESULT
+        verdict.message = (f"{label} is not reused: no result has type {arg.type_text}"
+                           f"{' with the same placement' if _placement_text(arg) else ''}"
+                           f"{unused_note}")
+    elif blockers and len(blockers) == len(candidates):
+        returned = [b for b in blockers if b.returned_in is not None]
+        if returned:
+            verdict.reason = Reason.RETURNED
+            verdict.message = f"{label} is not reused: " + _blocker_text(returned[0])
+        else:
+            verdict.reason = Reason.READ_AFTER_WRITE
+            verdict.message = (f"{label} is not reused: every result of its type is written "
+                               "before its last read; " + _blocker_text(blockers[0]))
+    else:
+        owner = {k: d for d, k in pairs.items()}
+        blocked = {b.result for b in blockers}
+        verdict.rivals = [(owner[k], k) for k in candidates if k not in blocked and k in owner]
+        verdict.reason = Reason.OUTNUMBERED
+        held = ", ".join(f"%arg{d} hosts result {k}" for d, k in verdict.rivals)
+        verdict.message = (f"{label} is not reused: every result it could host is taken by "
+                           f"another donor ({held}){unused_note}")
+    return verdict

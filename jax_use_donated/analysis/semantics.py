@@ -1,0 +1,137 @@
+"""Per-op facts the donation rules need: which results forward an operand's buffer, and which
+operands an op can overwrite in place to produce a result.
+
+This is the single table of op semantics for every front end. An op this module does not know
+(including every unregistered op) forwards nothing and overwrites nothing: the conservative
+answer, which can only cost a missed reuse, never a wrong one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from jax_use_donated.analysis.model import Op, TensorInfo
+
+ELEMENTWISE_OPS: frozenset[str] = frozenset(
+    f"stablehlo.{name}"
+    for name in (
+        "abs add and atan2 cbrt ceil clamp complex convert cosine count_leading_zeros divide "
+        "exponential exponential_minus_one floor imag is_finite log log_plus_one logistic "
+        "maximum minimum multiply negate not or popcnt power real reduce_precision remainder "
+        "round_nearest_afz round_nearest_even rsqrt select shift_left shift_right_arithmetic "
+        "shift_right_logical sign sine sqrt subtract tan tanh xor compare"
+    ).split()
+)
+"""StableHLO ops that compute each output element from the same element of each operand.
+
+XLA may write their result into an operand's buffer when the two types are identical. The
+StableHLO dialect in ``dialects/`` marks exactly these ops with the ``Elementwise`` trait (a
+test checks the two agree).
+"""
+
+FORWARDING_OPS: frozenset[str] = frozenset(
+    {
+        "stablehlo.reshape",
+        "stablehlo.bitcast_convert",
+        "stablehlo.optimization_barrier",
+        "sdy.sharding_constraint",
+        "sdy.reshard",
+        "stablehlo.tuple",
+        "stablehlo.get_tuple_element",
+        "mhlo.sharding_constraint",
+    }
+)
+"""Ops whose results may share an operand's buffer without reading it (views, wrappers)."""
+
+SHARDING_CUSTOM_CALL_TARGETS: frozenset[str] = frozenset({"Sharding"})
+"""``custom_call`` targets that only annotate their operand (pre-Shardy sharding marks)."""
+
+
+@dataclass(frozen=True)
+class OpSemantics:
+    """``forwards[r]``: operand indices result ``r`` may alias; ``in_place[r]``: operand
+    indices the op can overwrite to produce result ``r`` when it is that operand's last read."""
+
+    forwards: dict[int, tuple[int, ...]]
+    in_place: dict[int, frozenset[int]]
+
+
+NO_SEMANTICS = OpSemantics({}, {})
+
+
+def _same_type(a: TensorInfo | None, b: TensorInfo | None) -> bool:
+    return a is not None and b is not None and a.text == b.text
+
+
+def _same_bits(a: TensorInfo | None, b: TensorInfo | None) -> bool:
+    return (
+        a is not None
+        and b is not None
+        and a.element_bits is not None
+        and a.element_bits == b.element_bits
+        and a.shape == b.shape
+    )
+
+
+def is_elementwise(op: Op) -> bool:
+    """The IR library's trait when it knows one, else this module's table."""
+    return op.elementwise if op.elementwise is not None else op.name in ELEMENTWISE_OPS
+
+
+def classify(op: Op) -> OpSemantics:
+    """The forwarding and in-place facts of ``op``.
+
+    Examples: ``stablehlo.reshape`` forwards operand 0; ``stablehlo.add`` of two
+    ``tensor<4xf32>`` can write into either operand; ``stablehlo.dynamic_update_slice`` into
+    operand 0 only; ``stablehlo.while`` carry ``i`` into result ``i``.
+    """
+    name = op.name
+    nres = len(op.results)
+    if op.call_forwards is not None:
+        return OpSemantics(dict(op.call_forwards), {})
+    if name in ("stablehlo.reshape", "sdy.sharding_constraint", "sdy.reshard",
+                "mhlo.sharding_constraint"):
+        return OpSemantics({0: (0,)}, {})
+    if name == "stablehlo.bitcast_convert":
+        # Only an equal-width bitcast is a view of the same bytes.
+        same = _same_bits(op.operand_types[0], op.result_types[0]) if op.operand_types else False
+        return OpSemantics({0: (0,)}, {}) if same else NO_SEMANTICS
+    if name == "stablehlo.optimization_barrier":
+        return OpSemantics({i: (i,) for i in range(nres)}, {})
+    if name == "stablehlo.tuple":
+        return OpSemantics({0: tuple(range(len(op.operands)))}, {})
+    if name == "stablehlo.get_tuple_element":
+        return OpSemantics({0: (0,)}, {})
+    if name == "stablehlo.custom_call" and op.target in SHARDING_CUSTOM_CALL_TARGETS:
+        return OpSemantics({0: (0,)}, {})
+    if name == "stablehlo.custom_call" and op.operand_aliases:
+        in_place: dict[int, set[int]] = {}
+        for res, opnd in op.operand_aliases:
+            if 0 <= res < nres and 0 <= opnd < len(op.operands):
+                in_place.setdefault(res, set()).add(opnd)
+        return OpSemantics({}, {r: frozenset(s) for r, s in in_place.items()})
+    if name == "stablehlo.dynamic_update_slice":
+        return OpSemantics({}, {0: frozenset({0})})
+    if name == "stablehlo.scatter":
+        # operands: inputs..., scatter_indices, updates...; results: one per input.
+        return OpSemantics({}, {r: frozenset({r}) for r in range(nres)})
+    if name == "stablehlo.while":
+        return OpSemantics(
+            {},
+            {
+                r: frozenset({r})
+                for r in range(nres)
+                if r < len(op.operand_types) and _same_type(op.operand_types[r], op.result_types[r])
+            },
+        )
+    if nres == 1 and is_elementwise(op):
+        result_type = op.result_types[0] if op.result_types else None
+        return OpSemantics(
+            {},
+            {
+                0: frozenset(
+                    i for i, t in enumerate(op.operand_types) if _same_type(t, result_type)
+                )
+            },
+        )
+    return NO_SEMANTICS
