@@ -26,7 +26,7 @@ class DonationWarning(UserWarning):
 class Diagnostic:
     severity: Literal["warning", "remark", "error"]
     message: str
-    loc: SourceLoc = SourceLoc()
+    loc: SourceLoc = field(default_factory=SourceLoc)
 
     def format(self, fallback_location: str = "-") -> str:
         """MLIR style: ``file:line:col: warning: message``."""

@@ -52,18 +52,18 @@ class FnBuilder:
                              loc=SourceLoc(name=name)))
         return v
 
-    def op(self, name: str, *operands: int, result_types: list[TensorInfo] | None = None,
+    def op(self, name: str, *operands: int, result_types: list[TensorInfo | None] | None = None,
            region_uses: tuple[int, ...] = (), line: int | None = None, **kw: object) -> int:
         results = self.ops_multi(name, *operands, result_types=result_types,
                                  region_uses=region_uses, line=line, **kw)
         return results[0]
 
-    def ops_multi(self, name: str, *operands: int, result_types: list[TensorInfo] | None = None,
+    def ops_multi(self, name: str, *operands: int, result_types: list[TensorInfo | None] | None = None,
                   region_uses: tuple[int, ...] = (), line: int | None = None,
                   **kw: object) -> list[int]:
         if result_types is None:
             first = self.types[operands[0]] if operands else tensor()
-            result_types = [first] if first is not None else [tensor()]
+            result_types = [first if first is not None else tensor()]
         results = [self._value(t) for t in result_types]
         op = Op(len(self.ops), name, list(operands), results,
                 operand_types=[self.types[v] for v in operands],
@@ -79,3 +79,16 @@ class FnBuilder:
         fn = FunctionModel(self.name, self.args, self.ops, self.results)
         fn.check()
         return fn
+
+
+def describe(fn: FunctionModel) -> str:
+    """A one-line-per-op text of a model, for failure messages."""
+    lines = [f"func @{fn.name}(" + ", ".join(
+        f"%{a.value}: {a.type_text}{' donated' if a.donation.donated else ''}" for a in fn.args
+    ) + ")"]
+    for op in fn.ops:
+        uses = f" regions({', '.join(f'%{v}' for v in op.region_uses)})" if op.region_uses else ""
+        lines.append(f"  {', '.join(f'%{v}' for v in op.results)} = {op.name}"
+                     f"({', '.join(f'%{v}' for v in op.operands)}){uses}")
+    lines.append("  return " + ", ".join(f"%{r.value}" for r in fn.results))
+    return "\n".join(lines)

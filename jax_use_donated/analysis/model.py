@@ -108,6 +108,11 @@ class Arg:
     """The adapter's own object, used to anchor diagnostics."""
 
     @property
+    def nbytes(self) -> int:
+        """Bytes of the argument's buffer; 0 when not a static-shaped tensor."""
+        return (self.tensor.nbytes or 0) if self.tensor is not None else 0
+
+    @property
     def display_name(self) -> str:
         """The user's name for the argument (``loc("x")``), else ``%argN``."""
         return self.loc.name if self.loc.name else f"%arg{self.index}"
@@ -136,6 +141,13 @@ class Op:
     call_forwards: dict[int, tuple[int, ...]] | None = None
     target: str | None = None
     """``custom_call``'s ``call_target_name`` or ``func.call``'s callee, when present."""
+    dps_inits: tuple[int, ...] = ()
+    """Destination-passing ops (``linalg.*``, ``tensor.insert_slice``, ``scf.for``): the operand
+    position of each result's destination (``outs`` init), in result order; the result is
+    written into that operand's buffer."""
+    same_index_operands: frozenset[int] = frozenset()
+    """Operand positions a destination-passing op reads only at the element it writes (identity
+    indexing maps equal to the destination's, every loop parallel): safe to overwrite in place."""
     loc: SourceLoc = field(default_factory=SourceLoc)
     handle: object = None
 

@@ -53,6 +53,8 @@ class Blocker:
     reader: Op | None
     writer: Op | None
     returned_in: int | None = None
+    free_for: int | None = None
+    """The donor that the result returns unchanged and so hosts for free."""
 
 
 @dataclass
@@ -86,7 +88,8 @@ class DonationPlan:
         return [v for v in self.verdicts if v.result is None]
 
     def aliased_bytes(self, fn: FunctionModel) -> int:
-        return sum(fn.args[d].tensor.nbytes or 0 for d in self.pairs if fn.args[d].tensor)
+        """Bytes of output buffers the plan saves (dynamic shapes count as 0)."""
+        return sum(fn.args[d].nbytes for d in self.pairs)
 
 
 def compat_key(t: Arg | Result) -> tuple[str, object] | None:
@@ -120,13 +123,15 @@ class PairChecker:
         self.fn = fn
         self.live = liveness
         self.ordering = ordering
+        self.bit_op: list[int] = sorted(liveness.read_bit, key=liveness.read_bit.__getitem__)
+        """Reading op of each ancestor bit (bits are handed out in op order)."""
 
     def blocker(self, d: int, k: int) -> Blocker | None:
         """``None`` when ``d -> k`` is safe, else what blocks it."""
         reads = self.live.reads[d]
         writer = self.live.writers[k]
-        if isinstance(writer, ViewOfArg) and writer.arg == d:
-            return None
+        if isinstance(writer, ViewOfArg):
+            return None if writer.arg == d else Blocker(k, None, None, free_for=writer.arg)
         other_returns = [r for r in reads.returned_in if r != k]
         if other_returns or (reads.returned_in and not isinstance(writer, ViewOfArg)):
             slot = other_returns[0] if other_returns else reads.returned_in[0]
@@ -134,6 +139,8 @@ class PairChecker:
         ops = self.fn.ops
         if isinstance(writer, ProducedBy):
             p = writer.op
+            if self.ordering == "dataflow":
+                return self._produced_blocker_bits(d, k, p, writer.result)
             for u in sorted(reads.positions):
                 if u == p:
                     allowed = self.live.semantics[p].in_place.get(writer.result, frozenset())
@@ -151,6 +158,27 @@ class PairChecker:
             if u != after and not self.live.is_ancestor(u, after):
                 return Blocker(k, ops[u], ops[after] if after is not None else None)
         return None
+
+    def _produced_blocker_bits(self, d: int, k: int, p: int, result: int) -> Blocker | None:
+        """The ``ProducedBy`` case under dataflow ordering with one bitset test (the same answer
+        as the per-read loop: the first blocking read in op order)."""
+        reads = self.live.reads[d]
+        pbit = self.live.read_bit.get(p)
+        own = 1 << pbit if pbit is not None else 0
+        bad = reads.bits & ~self.live.ancestors[p] & ~own
+        self_blocks = False
+        if reads.bits & own:
+            allowed = self.live.semantics[p].in_place.get(result, frozenset())
+            positions = reads.positions[p]
+            self_blocks = REGION_USE in positions or not positions <= allowed
+        if not bad and not self_blocks:
+            return None
+        ops = self.fn.ops
+        first = self.bit_op[(bad & -bad).bit_length() - 1] if bad else None
+        if self_blocks and (first is None or p < first):
+            return Blocker(k, ops[p], ops[p])
+        assert first is not None
+        return Blocker(k, ops[first], ops[p])
 
     def _before(self, reader: int, writer: int) -> bool:
         if self.ordering == "program":
@@ -307,6 +335,9 @@ def _placement_text(t: Arg | Result) -> str:
 
 
 def _blocker_text(b: Blocker) -> str:
+    if b.free_for is not None:
+        return (f"result {b.result} returns donated %arg{b.free_for} unchanged, which hosts "
+                "it without a copy")
     if b.returned_in is not None:
         return f"it is returned as result {b.returned_in}, so its value must survive"
     if b.reader is not None and b.reader is b.writer:

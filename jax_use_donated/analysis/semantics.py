@@ -15,12 +15,14 @@ from jax_use_donated.analysis.model import Op, TensorInfo
 ELEMENTWISE_OPS: frozenset[str] = frozenset(
     f"stablehlo.{name}"
     for name in (
-        "abs add and atan2 cbrt ceil clamp complex convert cosine count_leading_zeros divide "
-        "exponential exponential_minus_one floor imag is_finite log log_plus_one logistic "
-        "maximum minimum multiply negate not or popcnt power real reduce_precision remainder "
-        "round_nearest_afz round_nearest_even rsqrt select shift_left shift_right_arithmetic "
-        "shift_right_logical sign sine sqrt subtract tan tanh xor compare"
-    ).split()
+        "abs", "add", "and", "atan2", "cbrt", "ceil", "clamp", "complex", "convert", "cosine",
+        "count_leading_zeros", "divide", "exponential", "exponential_minus_one", "floor",
+        "imag", "is_finite", "log", "log_plus_one", "logistic", "maximum", "minimum",
+        "multiply", "negate", "not", "or", "popcnt", "power", "real", "reduce_precision",
+        "remainder", "round_nearest_afz", "round_nearest_even", "rsqrt", "select",
+        "shift_left", "shift_right_arithmetic", "shift_right_logical", "sign", "sine", "sqrt",
+        "subtract", "tan", "tanh", "xor", "compare",
+    )
 )
 """StableHLO ops that compute each output element from the same element of each operand.
 
@@ -42,6 +44,19 @@ FORWARDING_OPS: frozenset[str] = frozenset(
     }
 )
 """Ops whose results may share an operand's buffer without reading it (views, wrappers)."""
+
+TENSOR_VIEW_OPS: frozenset[str] = frozenset(
+    {
+        "tensor.cast",
+        "tensor.collapse_shape",
+        "tensor.expand_shape",
+        "tensor.extract_slice",
+        "tensor.reshape",
+        "tensor.bitcast",
+    }
+)
+"""Tensor-dialect ops that bufferization turns into views of operand 0's buffer (destination-
+passing IR below StableHLO): their result shares the operand's buffer."""
 
 SHARDING_CUSTOM_CALL_TARGETS: frozenset[str] = frozenset({"Sharding"})
 """``custom_call`` targets that only annotate their operand (pre-Shardy sharding marks)."""
@@ -83,7 +98,9 @@ def classify(op: Op) -> OpSemantics:
 
     Examples: ``stablehlo.reshape`` forwards operand 0; ``stablehlo.add`` of two
     ``tensor<4xf32>`` can write into either operand; ``stablehlo.dynamic_update_slice`` into
-    operand 0 only; ``stablehlo.while`` carry ``i`` into result ``i``.
+    operand 0 only; ``stablehlo.while`` carry ``i`` into result ``i``; ``tensor.collapse_shape``
+    forwards operand 0; a ``linalg.generic`` writes into its ``outs`` init and into inputs it
+    reads only at the element it writes.
     """
     name = op.name
     nres = len(op.results)
@@ -122,6 +139,28 @@ def classify(op: Op) -> OpSemantics:
                 r: frozenset({r})
                 for r in range(nres)
                 if r < len(op.operand_types) and _same_type(op.operand_types[r], op.result_types[r])
+            },
+        )
+    if name in TENSOR_VIEW_OPS:
+        return OpSemantics({0: (0,)}, {})
+    if op.dps_inits:
+        # Destination-passing: result r is written into its init; operands read only at the
+        # element being written (identity indexing) can be that buffer too.
+        return OpSemantics(
+            {},
+            {
+                r: frozenset(
+                    {init}
+                    | {
+                        i
+                        for i in op.same_index_operands
+                        if i < len(op.operand_types)
+                        and r < len(op.result_types)
+                        and _same_type(op.operand_types[i], op.result_types[r])
+                    }
+                )
+                for r, init in enumerate(op.dps_inits)
+                if r < nres
             },
         )
     if nres == 1 and is_elementwise(op):
