@@ -19,6 +19,7 @@ from JAX's own safe pairs, so ties go to JAX's pairing and then to argument orde
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Literal
@@ -32,6 +33,7 @@ from jax_use_donated.analysis.liveness import (
     ViewOfArg,
 )
 from jax_use_donated.analysis.model import Arg, DonationKind, FunctionModel, Op, Result
+from jax_use_donated.analysis.semantics import is_elementwise
 
 Ordering = Literal["dataflow", "program"]
 
@@ -44,7 +46,7 @@ class Reason(Enum):
     OUTNUMBERED = "outnumbered"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Blocker:
     """Why ``d -> result`` is unsafe: ``reader`` still reads ``d`` when ``writer`` writes it
     (``writer is reader`` means the writer reads ``d`` but cannot write in place)."""
@@ -116,6 +118,40 @@ def jax_greedy_pairing(fn: FunctionModel) -> dict[int, int]:
     return pairs
 
 
+CHEAP_TO_DUPLICATE_EXCLUDED: frozenset[str] = frozenset(
+    f"stablehlo.{name}"
+    for name in ["divide", "exponential", "exponential_minus_one", "log", "log_plus_one", "power", "rsqrt", "sqrt", "cbrt", "tanh", "logistic", "atan2", "cosine", "sine", "tan", "remainder"]
+)
+"""Elementwise ops XLA counts as expensive and does not duplicate into several fusions."""
+
+
+def fusion_fragile_bits(fn: FunctionModel, live: Liveness) -> int:
+    """Ancestor bits of reading ops whose ordering XLA may undo (dataflow ordering only).
+
+    A cheap elementwise op whose value is both returned and used by another op is duplicated
+    by XLA's fusion into that consumer, which then reads the donor itself: the returned copy's
+    read is no longer an ancestor of the consumer. Measured: ``out = a * 2; return out,
+    out + a`` with ``a`` aliased to the second result compiles to a copy of ``a``.
+    """
+    returned = {r.value for r in fn.results}
+    candidates = [
+        u for u in live.read_bit
+        if is_elementwise(fn.ops[u]) and fn.ops[u].name not in CHEAP_TO_DUPLICATE_EXCLUDED
+        and returned.intersection(fn.ops[u].results)
+    ]
+    if not candidates:
+        return 0
+    used: set[int] = set()
+    for op in fn.ops:
+        used.update(op.operands)
+        used.update(op.region_uses)
+    bits = 0
+    for u in candidates:
+        if used.intersection(fn.ops[u].results):
+            bits |= 1 << live.read_bit[u]
+    return bits
+
+
 class PairChecker:
     """Decides whether one donor can host one result without a copy."""
 
@@ -125,6 +161,22 @@ class PairChecker:
         self.ordering = ordering
         self.bit_op: list[int] = sorted(liveness.read_bit, key=liveness.read_bit.__getitem__)
         """Reading op of each ancestor bit (bits are handed out in op order)."""
+        self.fragile = fusion_fragile_bits(fn, liveness) if ordering == "dataflow" else 0
+        self.anc: list[int] = (liveness.ancestors if not self.fragile
+                               else [a & ~self.fragile for a in liveness.ancestors])
+        """Ancestor bits of each op that XLA keeps ordered (see :func:`fusion_fragile_bits`)."""
+
+    def is_safe(self, d: int, k: int) -> bool:
+        """``blocker(d, k) is None``, with a bitset fast path for the common case (dataflow
+        ordering, a result produced by an op, a donor not returned)."""
+        reads = self.live.reads[d]
+        writer = self.live.writers[k]
+        if self.ordering == "dataflow" and not reads.returned_in and type(writer) is ProducedBy:
+            p = writer.op
+            pbit = self.live.read_bit.get(p)
+            if pbit is None or not reads.bits >> pbit & 1:
+                return not reads.bits & ~self.anc[p]
+        return self.blocker(d, k) is None
 
     def blocker(self, d: int, k: int) -> Blocker | None:
         """``None`` when ``d -> k`` is safe, else what blocks it."""
@@ -155,7 +207,7 @@ class PairChecker:
         if self.ordering == "program":
             return None
         for u in sorted(reads.positions):
-            if u != after and not self.live.is_ancestor(u, after):
+            if u != after and not self._before(u, after):
                 return Blocker(k, ops[u], ops[after] if after is not None else None)
         return None
 
@@ -165,7 +217,7 @@ class PairChecker:
         reads = self.live.reads[d]
         pbit = self.live.read_bit.get(p)
         own = 1 << pbit if pbit is not None else 0
-        bad = reads.bits & ~self.live.ancestors[p] & ~own
+        bad = reads.bits & ~self.anc[p] & ~own
         self_blocks = False
         if reads.bits & own:
             allowed = self.live.semantics[p].in_place.get(result, frozenset())
@@ -180,15 +232,18 @@ class PairChecker:
         assert first is not None
         return Blocker(k, ops[first], ops[p])
 
-    def _before(self, reader: int, writer: int) -> bool:
+    def _before(self, reader: int, writer: int | None) -> bool:
         if self.ordering == "program":
-            return reader < writer
-        return self.live.is_ancestor(reader, writer)
+            return writer is not None and reader < writer
+        if writer is None:
+            return False
+        bit = self.live.read_bit.get(reader)
+        return bit is not None and bool(self.anc[writer] >> bit & 1)
 
 
 def _augment(
     start: int,
-    edges: dict[int, list[int]],
+    edges: Mapping[int, list[int]],
     match_res: dict[int, int],
     match_donor: dict[int, int],
 ) -> bool:
@@ -221,16 +276,85 @@ def _augment(
     return False
 
 
+class LazyEdges(Mapping[int, list[int]]):
+    """The safe results of each donor in preference order (the result JAX or the input chose,
+    then result order), checked only when the matching asks: with JAX's pairing mostly safe,
+    a large train step costs one check per donor instead of donors x results."""
+
+    def __init__(self, checker: PairChecker, candidates: list[int],
+                 preferred: dict[int, int]) -> None:
+        self.checker = checker
+        self.candidates = candidates
+        self.preferred = preferred
+        self.full: dict[int, list[int]] = {}
+        self.blockers: dict[int, list[Blocker]] = {}
+        self._single: dict[tuple[int, int], bool] = {}
+
+    def __getitem__(self, d: int) -> list[int]:
+        if d not in self.full:
+            safe: list[int] = []
+            blocked: list[Blocker] = []
+            checker = self.checker
+            live = checker.live
+            reads = live.reads[d]
+            bits = reads.bits
+            fast = checker.ordering == "dataflow" and not reads.returned_in
+            writers, anc, read_bit = live.writers, checker.anc, live.read_bit
+            for k in self.candidates:
+                w = writers[k]
+                if fast and type(w) is ProducedBy:
+                    # Inlined is_safe / _produced_blocker_bits: the hot loop of large programs.
+                    pbit = read_bit.get(w.op)
+                    if pbit is None or not bits >> pbit & 1:
+                        if not bits & ~anc[w.op]:
+                            safe.append(k)
+                        else:
+                            blocker = checker._produced_blocker_bits(d, k, w.op, w.result)
+                            assert blocker is not None
+                            blocked.append(blocker)
+                        continue
+                if checker.is_safe(d, k):
+                    safe.append(k)
+                else:
+                    b = checker.blocker(d, k)
+                    assert b is not None
+                    blocked.append(b)
+            pref = self.preferred.get(d)
+            if pref in safe:
+                safe.remove(pref)
+                safe.insert(0, pref)
+            self.full[d], self.blockers[d] = safe, blocked
+        return self.full[d]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.full)
+
+    def __len__(self) -> int:
+        return len(self.full)
+
+    def is_edge(self, d: int, k: int) -> bool:
+        if d in self.full:
+            return k in self.full[d]
+        if (d, k) not in self._single:
+            self._single[d, k] = k in self.candidates and self.checker.is_safe(d, k)
+        return self._single[d, k]
+
+
 def max_matching(
-    donors: list[int], edges: dict[int, list[int]], preferred: dict[int, int]
+    donors: list[int],
+    edges: Mapping[int, list[int]],
+    preferred: dict[int, int],
+    is_edge: Callable[[int, int], bool] | None = None,
 ) -> dict[int, int]:
     """A maximum matching of ``donors`` to results over ``edges`` (lists in preference order),
-    seeded with the ``preferred`` pairs that are edges; deterministic."""
+    seeded with the ``preferred`` pairs that are edges; deterministic. ``is_edge`` answers
+    single-pair questions without building a donor's whole list."""
     match_donor: dict[int, int] = {}
     match_res: dict[int, int] = {}
     for d in donors:
         k = preferred.get(d)
-        if k is not None and k in edges[d] and k not in match_res:
+        edge = is_edge(d, k) if is_edge is not None and k is not None else k in edges[d]
+        if k is not None and edge and k not in match_res:
             match_donor[d], match_res[k] = k, d
     for d in donors:
         if d in match_donor:
@@ -285,22 +409,12 @@ def plan_donation(
     blockers: dict[int, list[Blocker]] = {}
     for key, donors in classes.items():
         candidates = results_by_key.get(key, []) if key is not None else []
-        edges: dict[int, list[int]] = {}
+        edges = LazyEdges(checker, candidates, preferred)
+        pairs.update(max_matching(donors, edges, preferred, edges.is_edge))
         for d in donors:
-            edges[d] = []
-            blockers[d] = []
-            for k in candidates:
-                b = checker.blocker(d, k)
-                if b is None:
-                    edges[d].append(k)
-                else:
-                    blockers[d].append(b)
-            # Prefer the result JAX (or the input) chose, then result order.
-            pref = preferred.get(d)
-            if pref in edges[d]:
-                edges[d].remove(pref)
-                edges[d].insert(0, pref)
-        pairs.update(max_matching(donors, edges, preferred))
+            if d not in pairs:
+                edges[d]  # every candidate checked: the verdict lists all blockers
+            blockers[d] = edges.blockers.get(d, [])
 
     verdicts = [
         _verdict(fn, live, arg, pairs, blockers.get(arg.index, []), results_by_key, jax_pairs)

@@ -21,7 +21,7 @@ ELEMENTWISE_OPS: frozenset[str] = frozenset(
         "multiply", "negate", "not", "or", "popcnt", "power", "real", "reduce_precision",
         "remainder", "round_nearest_afz", "round_nearest_even", "rsqrt", "select",
         "shift_left", "shift_right_arithmetic", "shift_right_logical", "sign", "sine", "sqrt",
-        "subtract", "tan", "tanh", "xor", "compare",
+        "subtract", "tan", "tanh", "xor", "compare", "uniform_quantize", "uniform_dequantize",
     )
 )
 """StableHLO ops that compute each output element from the same element of each operand.

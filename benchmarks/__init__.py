@@ -1,0 +1,1 @@
+"""Benchmarks of jax-use-donated (not part of the package)."""

@@ -1,0 +1,187 @@
+"""Scaling of ``jax-use-donated-arguments`` against xDSL's parse time, side by side in one run.
+
+Generates JAX-like modules (generic form with ``#loc`` debug locations defined after use, as
+``as_text(debug_info=True)`` prints them; MLP-like layers with ``dot_general``, reductions with
+regions, hex-float ``-inf`` constants, broadcasts and elementwise chains; weights and biases of
+four different shapes donated and their updates returned in reverse order) of about 1k, 10k and
+50k ops, then prints parse time, pass time (model building, planning, rewriting) and the ratio.
+Target: pass time at most 5% of parse time, growing linearly.
+
+Run: ``python benchmarks/pass_scaling.py [--sizes 1000 10000 50000] [--profile]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import pstats
+import time
+from collections.abc import Sequence
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+
+from jax_use_donated.diagnostics import collect_diagnostics
+from jax_use_donated.driver import JaxDonateOptMain
+from jax_use_donated.ir_text import parse_module
+from jax_use_donated.transforms import JaxUseDonatedArguments
+
+WIDTHS = (64, 96, 128, 192)
+BATCH = 32
+
+
+def _t(*dims: int) -> str:
+    return "tensor<" + "x".join(str(d) for d in dims) + "xf32>"
+
+
+class _Gen:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.n = 0
+        self.locs: list[str] = []
+
+    def loc(self, line: int) -> str:
+        self.locs.append(f'#loc{len(self.locs) + 1} = loc(callsite("layer"("model.py":{line}:9 '
+                         f'to :30) at "train.py":{line % 97 + 1}:5))')
+        return f"loc(#loc{len(self.locs)})"
+
+    def op(self, text: str, line: int) -> str:
+        name = f"%v{self.n}"
+        self.n += 1
+        self.lines.append(f"    {name} = {text} {self.loc(line)}")
+        return name
+
+
+def generate(target_ops: int) -> tuple[str, int]:
+    """A JAX-like module of about ``target_ops`` ops; returns the text and the layer count."""
+    ops_per_layer = 37
+    layers = max(1, target_ops // ops_per_layer)
+    g = _Gen()
+    args: list[str] = [f"%x: {_t(BATCH, WIDTHS[0])}"]
+    params: list[tuple[str, str, int]] = []
+    for i in range(layers):
+        w_in, w_out = WIDTHS[i % len(WIDTHS)], WIDTHS[(i + 1) % len(WIDTHS)]
+        args.append(f'%w{i}: {_t(w_in, w_out)} {{jax.buffer_donor = true}} loc("params[{i}].w")')
+        args.append(f'%b{i}: {_t(w_out)} {{jax.buffer_donor = true}} loc("params[{i}].b")')
+        params.append((f"%w{i}", f"%b{i}", i))
+    x = "%x"
+    updates: list[tuple[str, str]] = []
+    for w, b, i in params:
+        w_in, w_out = WIDTHS[i % len(WIDTHS)], WIDTHS[(i + 1) % len(WIDTHS)]
+        tx, ty, tw, tb = _t(BATCH, w_in), _t(BATCH, w_out), _t(w_in, w_out), _t(w_out)
+        line = 10 + i % 50
+        h = g.op(f'"stablehlo.dot_general"({x}, {w}) <{{dot_dimension_numbers = '
+                 f"#stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions"
+                 f" = [0]>}}> : ({tx}, {tw}) -> {ty}", line)
+        bb = g.op(f'"stablehlo.broadcast_in_dim"({b}) <{{broadcast_dimensions = array<i64: 1>}}>'
+                  f" : ({tb}) -> {ty}", line)
+        h = g.op(f'"stablehlo.add"({h}, {bb}) : ({ty}, {ty}) -> {ty}', line)
+        ninf = g.op('"stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () '
+                    "-> tensor<f32>", line)
+        red = g.op(f'"stablehlo.reduce"({h}, {ninf}) <{{dimensions = array<i64: 1>}}> ({{\n'
+                   "    ^bb0(%p: tensor<f32>, %q: tensor<f32>):\n"
+                   '      %m = "stablehlo.maximum"(%p, %q) : (tensor<f32>, tensor<f32>) -> '
+                   "tensor<f32>\n"
+                   '      "stablehlo.return"(%m) : (tensor<f32>) -> ()\n'
+                   f"    }}) : ({ty}, tensor<f32>) -> {_t(BATCH)}", line)
+        rb = g.op(f'"stablehlo.broadcast_in_dim"({red}) <{{broadcast_dimensions = array<i64: 0>}}>'
+                  f" : ({_t(BATCH)}) -> {ty}", line)
+        h = g.op(f'"stablehlo.subtract"({h}, {rb}) : ({ty}, {ty}) -> {ty}', line)
+        for fn in ("exponential", "tanh", "negate", "abs", "sqrt", "log_plus_one", "logistic",
+                   "sine", "cosine", "exponential_minus_one"):
+            h = g.op(f'"stablehlo.{fn}"({h}) : ({ty}) -> {ty}', line + 1)
+        half = g.op('"stablehlo.constant"() <{value = dense<5.000000e-01> : tensor<f32>}> : () '
+                    "-> tensor<f32>", line + 1)
+        hb = g.op(f'"stablehlo.broadcast_in_dim"({half}) <{{broadcast_dimensions = array<i64>}}>'
+                  f" : (tensor<f32>) -> {ty}", line + 1)
+        h = g.op(f'"stablehlo.multiply"({h}, {hb}) : ({ty}, {ty}) -> {ty}', line + 1)
+        # "Gradient" and update of the layer's parameters.
+        ht = g.op(f'"stablehlo.transpose"({x}) <{{permutation = array<i64: 1, 0>}}> : ({tx}) -> '
+                  f"{_t(w_in, BATCH)}", line + 2)
+        gw = g.op(f'"stablehlo.dot_general"({ht}, {h}) <{{dot_dimension_numbers = '
+                  f"#stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions"
+                  f" = [0]>}}> : ({_t(w_in, BATCH)}, {ty}) -> {tw}", line + 2)
+        lr = g.op('"stablehlo.constant"() <{value = dense<1.000000e-03> : tensor<f32>}> : () '
+                  "-> tensor<f32>", line + 2)
+        lrw = g.op(f'"stablehlo.broadcast_in_dim"({lr}) <{{broadcast_dimensions = array<i64>}}>'
+                   f" : (tensor<f32>) -> {tw}", line + 2)
+        gw = g.op(f'"stablehlo.multiply"({gw}, {lrw}) : ({tw}, {tw}) -> {tw}', line + 2)
+        w_new = g.op(f'"stablehlo.subtract"({w}, {gw}) : ({tw}, {tw}) -> {tw}', line + 2)
+        gb = g.op(f'"stablehlo.reduce"({h}, {ninf}) <{{dimensions = array<i64: 0>}}> ({{\n'
+                  "    ^bb0(%p: tensor<f32>, %q: tensor<f32>):\n"
+                  '      %s = "stablehlo.add"(%p, %q) : (tensor<f32>, tensor<f32>) -> tensor<f32>\n'
+                  '      "stablehlo.return"(%s) : (tensor<f32>) -> ()\n'
+                  f"    }}) : ({ty}, tensor<f32>) -> {tb}", line + 3)
+        lrb = g.op(f'"stablehlo.broadcast_in_dim"({lr}) <{{broadcast_dimensions = array<i64>}}>'
+                   f" : (tensor<f32>) -> {tb}", line + 3)
+        gb = g.op(f'"stablehlo.multiply"({gb}, {lrb}) : ({tb}, {tb}) -> {tb}', line + 3)
+        b_new = g.op(f'"stablehlo.subtract"({b}, {gb}) : ({tb}, {tb}) -> {tb}', line + 3)
+        updates.append((w_new, tw))
+        updates.append((b_new, tb))
+        x = h
+    # Results: the updated parameters in reverse order, then the activations.
+    results = [*reversed(updates), (x, _t(BATCH, WIDTHS[layers % len(WIDTHS)]))]
+    ret_vals = ", ".join(v for v, _ in results)
+    ret_types = ", ".join(t for _, t in results)
+    text = "\n".join([
+        '#loc0 = loc("model.py":1:1)',
+        "module @jit_train_step {",
+        f"  func.func public @main({', '.join(args)}) -> ({ret_types}) {{",
+        *g.lines,
+        f"    func.return {ret_vals} : {ret_types} loc(#loc0)",
+        "  } loc(#loc0)",
+        "} loc(#loc0)",
+        *g.locs,
+        "",
+    ])
+    return text, layers
+
+
+def _count_ops(module: ModuleOp) -> int:
+    return sum(1 for _ in module.walk())
+
+
+def measure(ctx: Context, target: int, profile: bool) -> tuple[int, int, float, float]:
+    text, layers = generate(target)
+    t0 = time.perf_counter()
+    module = parse_module(ctx, text, "bench.mlir")
+    t1 = time.perf_counter()
+    pass_ = JaxUseDonatedArguments()
+    profiler = cProfile.Profile() if profile else None
+    with collect_diagnostics():
+        t2 = time.perf_counter()
+        if profiler is not None:
+            profiler.enable()
+        pass_.apply(ctx, module)
+        if profiler is not None:
+            profiler.disable()
+        t3 = time.perf_counter()
+    if profiler is not None:
+        out = io.StringIO()
+        pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(18)
+        print(out.getvalue())
+    return _count_ops(module), 2 * layers, t1 - t0, t3 - t2
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 50000])
+    parser.add_argument("--profile", action="store_true", help="cProfile the pass")
+    args = parser.parse_args(argv)
+    ctx = JaxDonateOptMain(args=[]).ctx
+    measure(ctx, 200, False)  # warm up: load dialects, fill caches of the parser
+    rows = [measure(ctx, n, args.profile) for n in args.sizes]
+    print(f"{'ops':>8} {'donors':>7} {'parse s':>9} {'pass s':>8} {'pass/parse':>11} "
+          f"{'parse ops/s':>12} {'pass us/op':>11}")
+    for ops, donors, parse_s, pass_s in rows:
+        print(f"{ops:>8} {donors:>7} {parse_s:>9.3f} {pass_s:>8.3f} {pass_s / parse_s:>10.1%} "
+              f"{ops / parse_s:>12.0f} {1e6 * pass_s / ops:>11.2f}")
+    if len(rows) > 1:
+        first, last = rows[0], rows[-1]
+        growth = (last[3] / last[0]) / (first[3] / first[0])
+        print(f"pass time per op, largest vs smallest module: {growth:.2f}x (1.0 = linear)")
+
+
+if __name__ == "__main__":
+    main()

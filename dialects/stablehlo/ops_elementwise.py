@@ -1,0 +1,451 @@
+"""Elementwise StableHLO ops: unary and binary math, ``compare``, ``select``, ``clamp``,
+``complex``, ``convert``, ``reduce_precision`` and uniform (de)quantisation.
+
+Printed forms follow ``StablehloOps.td``:
+
+    %0 = stablehlo.add %a, %b : tensor<4xf32>
+    %1 = stablehlo.convert %i : (tensor<4xi32>) -> tensor<4xf32>
+    %2 = stablehlo.compare  GT, %a, %b,  FLOAT : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+    %3 = stablehlo.select %p, %a, %b : tensor<4xi1>, tensor<4xf32>
+    %4 = stablehlo.reduce_precision %a, format = e5m10 : tensor<4xf32>
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import ClassVar
+
+from xdsl.dialects.builtin import I32, AnyTensorType, IntegerAttr, TensorType, i1, i32
+from xdsl.ir import Attribute
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import Commutative, OpTrait, Pure
+from xdsl.utils.exceptions import VerifyException
+
+from dialects.stablehlo.attributes import (
+    ComparisonDirection,
+    ComparisonDirectionAttr,
+    ComparisonType,
+    ComparisonTypeAttr,
+    ResultAccuracyAttr,
+)
+from dialects.stablehlo.base import (
+    StableHLOOp,
+    parse_functional_type,
+    parse_same_operands_and_result_type,
+    print_functional_type,
+    print_same_operands_and_result_type,
+    resolve,
+)
+from dialects.stablehlo.traits import (
+    CompatibleOperandsAndResultType,
+    Elementwise,
+    SameOperandsAndResultShape,
+    SameOperandsElementType,
+    shapes_compatible,
+)
+
+
+class UnaryElementwiseOp(StableHLOOp):
+    """``$operand attr-dict : custom<SameOperandsAndResultType>``."""
+
+    operand = operand_def(AnyTensorType)
+    result = result_def(AnyTensorType)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        x = parser.parse_unresolved_operand()
+        attrs = cls.parse_attr_dict(parser)
+        ins, out = parse_same_operands_and_result_type(parser, 1)
+        return cls.create_parsed(parser, resolve(parser, [x], ins), [out], attrs)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.operand)
+        self.print_attr_dict(printer)
+        print_same_operands_and_result_type(printer, [self.operand.type], self.result.type)
+
+
+class AccuracyUnaryElementwiseOp(UnaryElementwiseOp):
+    """A unary op with an optional ``result_accuracy`` (elided when it is the default)."""
+
+    result_accuracy = opt_prop_def(ResultAccuracyAttr)
+    PRINT_DEFAULTS: ClassVar[Mapping[str, Attribute]] = {
+        "result_accuracy": ResultAccuracyAttr.from_fields()
+    }
+
+
+class BinaryElementwiseOp(StableHLOOp):
+    """``$lhs, $rhs attr-dict : custom<SameOperandsAndResultType>``."""
+
+    lhs = operand_def(AnyTensorType)
+    rhs = operand_def(AnyTensorType)
+    result = result_def(AnyTensorType)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        a = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        b = parser.parse_unresolved_operand()
+        attrs = cls.parse_attr_dict(parser)
+        ins, out = parse_same_operands_and_result_type(parser, 2)
+        return cls.create_parsed(parser, resolve(parser, [a, b], ins), [out], attrs)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.lhs)
+        printer.print_string(", ")
+        printer.print_operand(self.rhs)
+        self.print_attr_dict(printer)
+        print_same_operands_and_result_type(printer, [self.lhs.type, self.rhs.type], self.result.type)
+
+
+_SAME = (Pure(), Elementwise(), CompatibleOperandsAndResultType())
+_SHAPE_ONLY = (Pure(), Elementwise(), SameOperandsAndResultShape())
+
+
+def _unary(name: str, cls_name: str, traits: tuple[OpTrait, ...], accuracy: bool) -> type[UnaryElementwiseOp]:
+    body: dict[str, object] = {"name": f"stablehlo.{name}", "traits": traits_def(*traits),
+                               "__doc__": f"``stablehlo.{name}`` (elementwise)."}
+    base = AccuracyUnaryElementwiseOp if accuracy else UnaryElementwiseOp
+    return irdl_op_definition(type(cls_name, (base,), body))
+
+
+def _binary(name: str, cls_name: str, traits: tuple[OpTrait, ...]) -> type[BinaryElementwiseOp]:
+    body: dict[str, object] = {"name": f"stablehlo.{name}", "traits": traits_def(*traits),
+                               "__doc__": f"``stablehlo.{name}`` (elementwise)."}
+    return irdl_op_definition(type(cls_name, (BinaryElementwiseOp,), body))
+
+
+AbsOp = _unary("abs", "AbsOp", _SHAPE_ONLY, False)  # complex -> real changes the element type
+CbrtOp = _unary("cbrt", "CbrtOp", _SAME, True)
+CeilOp = _unary("ceil", "CeilOp", _SAME, False)
+ConvertOp = _unary("convert", "ConvertOp", _SHAPE_ONLY, False)
+ClzOp = _unary("count_leading_zeros", "ClzOp", _SAME, False)
+CosineOp = _unary("cosine", "CosineOp", _SAME, True)
+ExpOp = _unary("exponential", "ExpOp", _SAME, True)
+Expm1Op = _unary("exponential_minus_one", "Expm1Op", _SAME, True)
+FloorOp = _unary("floor", "FloorOp", _SAME, False)
+ImagOp = _unary("imag", "ImagOp", _SHAPE_ONLY, False)
+LogOp = _unary("log", "LogOp", _SAME, True)
+Log1pOp = _unary("log_plus_one", "Log1pOp", _SAME, True)
+LogisticOp = _unary("logistic", "LogisticOp", _SAME, True)
+NotOp = _unary("not", "NotOp", _SAME, False)
+NegOp = _unary("negate", "NegOp", _SAME, False)
+PopulationCountOp = _unary("popcnt", "PopulationCountOp", _SAME, False)
+RealOp = _unary("real", "RealOp", _SHAPE_ONLY, False)
+RoundOp = _unary("round_nearest_afz", "RoundOp", _SAME, False)
+RoundNearestEvenOp = _unary("round_nearest_even", "RoundNearestEvenOp", _SAME, False)
+RsqrtOp = _unary("rsqrt", "RsqrtOp", _SAME, True)
+SignOp = _unary("sign", "SignOp", _SAME, False)
+SineOp = _unary("sine", "SineOp", _SAME, True)
+SqrtOp = _unary("sqrt", "SqrtOp", _SAME, True)
+TanOp = _unary("tan", "TanOp", _SAME, True)
+TanhOp = _unary("tanh", "TanhOp", _SAME, True)
+UniformQuantizeOp = _unary("uniform_quantize", "UniformQuantizeOp", _SHAPE_ONLY, False)
+UniformDequantizeOp = _unary("uniform_dequantize", "UniformDequantizeOp", _SHAPE_ONLY, False)
+
+_COMM = (Commutative(), *_SAME)
+AddOp = _binary("add", "AddOp", _COMM)
+Atan2Op = _binary("atan2", "Atan2Op", _SAME)
+DivOp = _binary("divide", "DivOp", _SAME)
+MaxOp = _binary("maximum", "MaxOp", _COMM)
+MinOp = _binary("minimum", "MinOp", _COMM)
+MulOp = _binary("multiply", "MulOp", _COMM)
+PowOp = _binary("power", "PowOp", _SAME)
+RemOp = _binary("remainder", "RemOp", _SAME)
+ShiftLeftOp = _binary("shift_left", "ShiftLeftOp", _SAME)
+ShiftRightArithmeticOp = _binary("shift_right_arithmetic", "ShiftRightArithmeticOp", _SAME)
+ShiftRightLogicalOp = _binary("shift_right_logical", "ShiftRightLogicalOp", _SAME)
+SubtractOp = _binary("subtract", "SubtractOp", _SAME)
+AndOp = _binary("and", "AndOp", _COMM)
+OrOp = _binary("or", "OrOp", _COMM)
+XorOp = _binary("xor", "XorOp", _COMM)
+
+
+@irdl_op_definition
+class IsFiniteOp(StableHLOOp):
+    """``stablehlo.is_finite %x : (tensor<4xf32>) -> tensor<4xi1>``."""
+
+    name = "stablehlo.is_finite"
+    x = operand_def(AnyTensorType)
+    y = result_def(AnyTensorType)
+    traits = traits_def(Pure(), Elementwise(), SameOperandsAndResultShape())
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        x = parser.parse_unresolved_operand()
+        attrs = cls.parse_attr_dict(parser)
+        parser.parse_punctuation(":")
+        ins, outs = parse_functional_type(parser)
+        return cls.create_parsed(parser, resolve(parser, [x], ins), outs, attrs)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.x)
+        self.print_attr_dict(printer)
+        print_functional_type(printer, [self.x.type], [self.y.type])
+
+    def verify_(self) -> None:
+        if isinstance(self.y.type, TensorType) and self.y.type.get_element_type() != i1:
+            raise VerifyException(f"'{self.name}' result must be a tensor of i1, got {self.y.type}")
+
+
+@irdl_op_definition
+class ComplexOp(StableHLOOp):
+    """``stablehlo.complex %re, %im : tensor<4xcomplex<f32>>``."""
+
+    name = "stablehlo.complex"
+    lhs = operand_def(AnyTensorType)
+    rhs = operand_def(AnyTensorType)
+    result = result_def(AnyTensorType)
+    traits = traits_def(Pure(), Elementwise(), SameOperandsAndResultShape(), SameOperandsElementType())
+
+    @staticmethod
+    def _part_type(t: Attribute) -> Attribute | None:
+        from xdsl.dialects.builtin import ComplexType
+
+        if isinstance(t, TensorType) and isinstance(t.get_element_type(), ComplexType):
+            return TensorType(t.get_element_type().element_type, t.get_shape(), t.encoding)  # pyright: ignore[reportUnknownMemberType, reportAttributeAccessIssue, reportUnknownArgumentType]
+        return None
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        a = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        b = parser.parse_unresolved_operand()
+        attrs = cls.parse_attr_dict(parser)
+        parser.parse_punctuation(":")
+        if parser._current_token.text == "(":  # pyright: ignore[reportPrivateUsage]
+            ins, outs = parse_functional_type(parser)
+            out = outs[0]
+        else:
+            out = parser.parse_type()
+            part = cls._part_type(out)
+            if part is None:
+                parser.raise_error(f"stablehlo.complex: expected a tensor of complex type, got {out}")
+            ins = [part, part]
+        return cls.create_parsed(parser, resolve(parser, [a, b], ins), [out], attrs)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.lhs)
+        printer.print_string(", ")
+        printer.print_operand(self.rhs)
+        self.print_attr_dict(printer)
+        part = self._part_type(self.result.type)
+        if part is not None and self.lhs.type == part and self.rhs.type == part:
+            printer.print_string(" : ")
+            printer.print_attribute(self.result.type)
+        else:
+            print_functional_type(printer, [self.lhs.type, self.rhs.type], [self.result.type])
+
+
+@irdl_op_definition
+class CompareOp(StableHLOOp):
+    """``stablehlo.compare GT, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>``."""
+
+    name = "stablehlo.compare"
+    lhs = operand_def(AnyTensorType)
+    rhs = operand_def(AnyTensorType)
+    result = result_def(AnyTensorType)
+    comparison_direction = prop_def(ComparisonDirectionAttr)
+    compare_type = opt_prop_def(ComparisonTypeAttr)
+    traits = traits_def(Pure(), Elementwise(), SameOperandsElementType(), SameOperandsAndResultShape())
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        direction = parser.parse_str_enum(ComparisonDirection)
+        parser.parse_punctuation(",")
+        a = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        b = parser.parse_unresolved_operand()
+        attrs: dict[str, Attribute] = {"comparison_direction": ComparisonDirectionAttr(direction)}
+        if parser.parse_optional_punctuation(","):
+            attrs["compare_type"] = ComparisonTypeAttr(parser.parse_str_enum(ComparisonType))
+        attrs.update(cls.parse_attr_dict(parser))
+        parser.parse_punctuation(":")
+        ins, outs = parse_functional_type(parser)
+        return cls.create_parsed(parser, resolve(parser, [a, b], ins), outs, attrs)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.comparison_direction.data.value}, ")
+        printer.print_operand(self.lhs)
+        printer.print_string(", ")
+        printer.print_operand(self.rhs)
+        if self.compare_type is not None:
+            printer.print_string(f", {self.compare_type.data.value}")
+        self.print_attr_dict(printer, ("comparison_direction", "compare_type"))
+        print_functional_type(printer, [self.lhs.type, self.rhs.type], [self.result.type])
+
+    def verify_(self) -> None:
+        t = self.result.type
+        if isinstance(t, TensorType) and t.get_element_type() != i1:
+            raise VerifyException(f"'{self.name}' result must be a tensor of i1, got {t}")
+
+
+@irdl_op_definition
+class SelectOp(StableHLOOp):
+    """``stablehlo.select %pred, %t, %f : tensor<4xi1>, tensor<4xf32>`` (scalar pred allowed)."""
+
+    name = "stablehlo.select"
+    pred = operand_def(AnyTensorType)
+    on_true = operand_def(AnyTensorType)
+    on_false = operand_def(AnyTensorType)
+    result = result_def(AnyTensorType)
+    traits = traits_def(Pure(), Elementwise())
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        ops = [parser.parse_unresolved_operand()]
+        for _ in range(2):
+            parser.parse_punctuation(",")
+            ops.append(parser.parse_unresolved_operand())
+        attrs = cls.parse_attr_dict(parser)
+        parser.parse_punctuation(":")
+        if parser._current_token.text == "(":  # pyright: ignore[reportPrivateUsage]
+            ins, outs = parse_functional_type(parser)
+        else:
+            pred = parser.parse_type()
+            parser.parse_punctuation(",")
+            t = parser.parse_type()
+            ins, outs = [pred, t, t], [t]
+        return cls.create_parsed(parser, resolve(parser, ops, ins), outs, attrs)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list(self.operands, printer.print_operand)
+        self.print_attr_dict(printer)
+        t = self.result.type
+        if self.on_true.type == t and self.on_false.type == t:
+            printer.print_string(" : ")
+            printer.print_attribute(self.pred.type)
+            printer.print_string(", ")
+            printer.print_attribute(t)
+        else:
+            print_functional_type(printer, [o.type for o in self.operands], [t])
+
+    def verify_(self) -> None:
+        p, t, f, r = self.pred.type, self.on_true.type, self.on_false.type, self.result.type
+        assert isinstance(p, TensorType) and isinstance(t, TensorType) and isinstance(f, TensorType)
+        if p.get_element_type() != i1:
+            raise VerifyException(f"'{self.name}' pred must be a tensor of i1, got {p}")
+        if t.get_element_type() != f.get_element_type():
+            raise VerifyException(
+                f"'{self.name}' on_true and on_false must have the same element type, got {t} and {f}"
+            )
+        if p.get_shape() and not shapes_compatible(tuple(p.get_shape()), tuple(t.get_shape())):
+            raise VerifyException(
+                f"'{self.name}' pred must be a scalar or have the shape of on_true, got {p} and {t}"
+            )
+        if not shapes_compatible(tuple(t.get_shape()), tuple(f.get_shape())):
+            raise VerifyException(f"'{self.name}' on_true {t} and on_false {f} shapes differ")
+        assert isinstance(r, TensorType)
+        if not shapes_compatible(tuple(t.get_shape()), tuple(r.get_shape())):
+            raise VerifyException(f"'{self.name}' result {r} does not match on_true {t}")
+
+
+@irdl_op_definition
+class ClampOp(StableHLOOp):
+    """``stablehlo.clamp %min, %x, %max : tensor<4xf32>`` (scalar bounds allowed)."""
+
+    name = "stablehlo.clamp"
+    min = operand_def(AnyTensorType)
+    operand = operand_def(AnyTensorType)
+    max = operand_def(AnyTensorType)
+    result = result_def(AnyTensorType)
+    traits = traits_def(Pure(), Elementwise())
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        ops = [parser.parse_unresolved_operand()]
+        for _ in range(2):
+            parser.parse_punctuation(",")
+            ops.append(parser.parse_unresolved_operand())
+        attrs = cls.parse_attr_dict(parser)
+        ins, out = parse_same_operands_and_result_type(parser, 3)
+        return cls.create_parsed(parser, resolve(parser, ops, ins), [out], attrs)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list(self.operands, printer.print_operand)
+        self.print_attr_dict(printer)
+        print_same_operands_and_result_type(printer, [o.type for o in self.operands], self.result.type)
+
+    def verify_(self) -> None:
+        x = self.operand.type
+        assert isinstance(x, TensorType)
+        for label, v in (("min", self.min), ("max", self.max)):
+            t = v.type
+            assert isinstance(t, TensorType)
+            if t.get_element_type() != x.get_element_type():
+                raise VerifyException(f"'{self.name}' {label} element type {t} differs from operand {x}")
+            if t.get_shape() and not shapes_compatible(tuple(t.get_shape()), tuple(x.get_shape())):
+                raise VerifyException(
+                    f"'{self.name}' {label} must be a scalar or have the operand's shape, got {t} for {x}"
+                )
+
+
+@irdl_op_definition
+class ReducePrecisionOp(StableHLOOp):
+    """``stablehlo.reduce_precision %x, format = e5m10 : tensor<4xf32>``."""
+
+    name = "stablehlo.reduce_precision"
+    operand = operand_def(AnyTensorType)
+    output = result_def(AnyTensorType)
+    exponent_bits = prop_def(IntegerAttr[I32])
+    mantissa_bits = prop_def(IntegerAttr[I32])
+    traits = traits_def(Pure(), Elementwise(), CompatibleOperandsAndResultType())
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        x = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        parser.parse_keyword("format")
+        parser.parse_punctuation("=")
+        word = parser.parse_identifier()
+        m = re.fullmatch(r"e(\d+)m(\d+)", word)
+        if m is None:
+            parser.raise_error(f"expected a format like e5m10, got '{word}'")
+        attrs: dict[str, Attribute] = {
+            "exponent_bits": IntegerAttr(int(m.group(1)), i32),
+            "mantissa_bits": IntegerAttr(int(m.group(2)), i32),
+        }
+        attrs.update(cls.parse_attr_dict(parser))
+        ins, out = parse_same_operands_and_result_type(parser, 1)
+        return cls.create_parsed(parser, resolve(parser, [x], ins), [out], attrs)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.operand)
+        printer.print_string(
+            f", format = e{self.exponent_bits.value.data}m{self.mantissa_bits.value.data}"
+        )
+        self.print_attr_dict(printer, ("exponent_bits", "mantissa_bits"))
+        print_same_operands_and_result_type(printer, [self.operand.type], self.output.type)
+
+    def verify_(self) -> None:
+        if self.exponent_bits.value.data < 1:
+            raise VerifyException(f"'{self.name}' exponent_bits must be >= 1")
+        if self.mantissa_bits.value.data < 0:
+            raise VerifyException(f"'{self.name}' mantissa_bits must be >= 0")
+
+
+ELEMENTWISE_OPS: list[type[StableHLOOp]] = [
+    AbsOp, CbrtOp, CeilOp, ConvertOp, ClzOp, CosineOp, ExpOp, Expm1Op, FloorOp, ImagOp, LogOp,
+    Log1pOp, LogisticOp, NotOp, NegOp, PopulationCountOp, RealOp, RoundOp, RoundNearestEvenOp,
+    RsqrtOp, SignOp, SineOp, SqrtOp, TanOp, TanhOp, UniformQuantizeOp, UniformDequantizeOp,
+    AddOp, Atan2Op, DivOp, MaxOp, MinOp, MulOp, PowOp, RemOp, ShiftLeftOp, ShiftRightArithmeticOp,
+    ShiftRightLogicalOp, SubtractOp, AndOp, OrOp, XorOp, IsFiniteOp, ComplexOp, CompareOp,
+    SelectOp, ClampOp, ReducePrecisionOp,
+]
+

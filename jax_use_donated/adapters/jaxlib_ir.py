@@ -1,0 +1,457 @@
+"""Build the core's :class:`~jax_use_donated.analysis.model.FunctionModel` straight from jaxlib's
+in-memory MLIR module (``jax._src.lib.mlir.ir``), with no text round trip.
+
+This is the jit hook's front end, so it is written for speed: one pass over the top-level ops,
+values keyed by jaxlib's hashable ``ir.Value`` wrappers, one :class:`TensorInfo` per distinct
+``ir.Type``. Op source locations cost a string print each, so they are read only on request
+(:class:`OpLocation`), for the few ops a diagnostic names.
+
+Example (an in-memory ``@main``)::
+
+    func.func public @main(%arg0: tensor<4xf32> {jax.buffer_donor = true} loc("x")) ...
+      %0 = stablehlo.multiply %arg0, %arg0 : tensor<4xf32>
+      return %0
+
+becomes ``Arg(0, value 0, tensor<4xf32>, donation=BUFFER_DONOR, loc.name="x")``,
+``Op(0, "stablehlo.multiply", operands [0, 0], results [1])`` and ``Result(0, value 1)``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from jaxlib.mlir import ir  # the module jax._src.lib.mlir re-exports
+
+from jax_use_donated.analysis.errors import (
+    ALIASING_OUTPUT,
+    BUFFER_DONOR,
+    DonationError,
+    multi_block_error,
+    read_donation,
+)
+from jax_use_donated.analysis.liveness import Liveness
+from jax_use_donated.analysis.model import (
+    Arg,
+    Donation,
+    DonationKind,
+    FunctionModel,
+    Op,
+    Placement,
+    Result,
+    SourceLoc,
+    TensorInfo,
+    ValueId,
+)
+
+SHARDING_ATTRS = ("mhlo.sharding", "sdy.sharding")
+MEMORY_KIND_ATTR = "mhlo.memory_kind"
+LAYOUT_ATTR = "mhlo.layout_mode"
+RESULT_INFO_ATTR = "jax.result_info"
+
+_NAME_LOC = re.compile(r'^loc\("((?:[^"\\]|\\.)*)"\)$')
+_FILE_LOC = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
+_HEX_ESCAPE = re.compile(r"\\([0-9A-Fa-f]{2})|\\(.)")
+_ALIAS_ENTRY = re.compile(
+    r"output_tuple_indices\s*=\s*\[([^\]]*)\][^>]*?operand_index\s*=\s*(\d+)", re.S
+)
+_BITS_SUFFIX = re.compile(r"(\d+)")
+
+
+def _unescape(text: str) -> str:
+    """MLIR string literal body -> Python text (``\\22`` is a quote, ``\\\\`` a backslash)."""
+    if "\\" not in text:
+        return text
+    return _HEX_ESCAPE.sub(
+        lambda m: chr(int(m.group(1), 16)) if m.group(1) else m.group(2), text
+    )
+
+
+def location_name(loc: ir.Location) -> str | None:
+    """``loc("params['w1']")`` -> ``params['w1']``; any other location -> ``None``."""
+    m = _NAME_LOC.match(str(loc))
+    return _unescape(m.group(1)) if m else None
+
+
+def location_text(loc: ir.Location) -> str | None:
+    """The innermost ``file:line:col`` of a location (a callsite's callee comes first in its
+    printed form, a named or fused location's first file location), or ``None``."""
+    m = _FILE_LOC.search(str(loc))
+    if m is None:
+        return None
+    return f"{_unescape(m.group(1))}:{m.group(2)}:{m.group(3)}"
+
+
+def element_bits(element: ir.Type) -> int | None:
+    """Bits per element: ``f32`` 32, ``i1`` 1, ``complex<f32>`` 64, ``f8E4M3FN`` 8."""
+    width = getattr(element, "width", None)
+    if isinstance(width, int):
+        return width
+    if isinstance(element, ir.ComplexType):
+        inner = element_bits(element.element_type)
+        return None if inner is None else 2 * inner
+    if isinstance(element, ir.IndexType):
+        return 64
+    m = _BITS_SUFFIX.search(str(element))
+    return int(m.group(1)) if m else None
+
+
+class OpLocation(SourceLoc):
+    """An op's :class:`SourceLoc` whose ``text`` is read from jaxlib on first use: printing a
+    location costs microseconds, and diagnostics name only a few of a module's ops."""
+
+    def __init__(self, operation: ir.Operation) -> None:
+        object.__setattr__(self, "_operation", operation)
+        object.__setattr__(self, "_text", False)
+        object.__setattr__(self, "name", None)
+
+    @property
+    def text(self) -> str | None:  # type: ignore[override]
+        cached = self.__dict__["_text"]
+        if cached is False:
+            cached = location_text(self.__dict__["_operation"].location)
+            object.__setattr__(self, "_text", cached)
+        return cached
+
+    def __reduce__(self) -> tuple[type[SourceLoc], tuple[str | None, str | None]]:
+        return (SourceLoc, (self.text, self.name))
+
+
+class _TypeTable:
+    """One :class:`TensorInfo` (or ``None`` for non-tensors) per distinct ``ir.Type``."""
+
+    def __init__(self) -> None:
+        self._cache: dict[ir.Type, TensorInfo | None] = {}
+
+    def get(self, t: ir.Type) -> TensorInfo | None:
+        try:
+            return self._cache[t]
+        except KeyError:
+            pass
+        info: TensorInfo | None = None
+        if isinstance(t, ir.RankedTensorType):
+            shape = tuple(
+                None if t.is_dynamic_dim(i) else t.get_dim_size(i) for i in range(t.rank)
+            )
+            element = t.element_type
+            info = TensorInfo(str(t), shape, str(element), element_bits(element))
+        self._cache[t] = info
+        return info
+
+
+def _attr_value(attr: ir.Attribute) -> object:
+    """A donation attribute as plain Python: ``True``/``False``, an ``int``, else its text."""
+    if isinstance(attr, ir.BoolAttr):
+        return bool(attr.value)
+    if isinstance(attr, ir.IntegerAttr):
+        return int(attr.value)
+    return str(attr)
+
+
+def _text_attr(d: ir.DictAttr, name: str) -> str | None:
+    if name not in d:
+        return None
+    attr = d[name]
+    if isinstance(attr, ir.StringAttr):
+        return attr.value
+    return str(attr)
+
+
+def placement_of(d: ir.DictAttr | None) -> Placement:
+    """Sharding (``mhlo.sharding`` or ``sdy.sharding``), memory kind and layout mode."""
+    if d is None or len(d) == 0:
+        return Placement()
+    sharding = None
+    for name in SHARDING_ATTRS:
+        sharding = _text_attr(d, name)
+        if sharding is not None:
+            break
+    return Placement(sharding, _text_attr(d, MEMORY_KIND_ATTR), _text_attr(d, LAYOUT_ATTR))
+
+
+def _dict_list(func_op: ir.Operation, name: str, count: int) -> list[ir.DictAttr | None]:
+    if name not in func_op.attributes:
+        return [None] * count
+    array = func_op.attributes[name]
+    return [array[i] for i in range(len(array))]  # type: ignore[index]
+
+
+def symbol_name(func_op: ir.Operation) -> str:
+    return ir.StringAttr(func_op.attributes["sym_name"]).value
+
+
+def _operand_aliases(operation: ir.Operation) -> tuple[tuple[int, int], ...]:
+    """custom_call ``output_operand_aliases`` -> ``((result_index, operand_index), ...)``."""
+    if "output_operand_aliases" not in operation.attributes:
+        return ()
+    pairs: list[tuple[int, int]] = []
+    for m in _ALIAS_ENTRY.finditer(str(operation.attributes["output_operand_aliases"])):
+        indices = [int(i) for i in m.group(1).replace(" ", "").split(",") if i]
+        pairs.append((indices[0] if indices else 0, int(m.group(2))))
+    return tuple(pairs)
+
+
+def _target(operation: ir.Operation, name: str) -> str | None:
+    attrs = operation.attributes
+    if name == "stablehlo.custom_call" and "call_target_name" in attrs:
+        return ir.StringAttr(attrs["call_target_name"]).value
+    if name == "func.call" and "callee" in attrs:
+        return ir.FlatSymbolRefAttr(attrs["callee"]).value
+    return None
+
+
+class ModuleAdapter:
+    """Builds models of the functions of one module; callee summaries are memoised."""
+
+    def __init__(self, module_op: ir.Operation | None) -> None:
+        self.module_op = module_op
+        self.types = _TypeTable()
+        self._functions: dict[str, ir.Operation] | None = None
+        self._forwards: dict[str, dict[int, tuple[int, ...]] | None] = {}
+
+    def function(self, name: str) -> ir.Operation | None:
+        if self._functions is None:
+            self._functions = {}
+            if self.module_op is not None:
+                for op in self.module_op.regions[0].blocks[0].operations:
+                    op = op.operation
+                    if op.name == "func.func":
+                        self._functions[symbol_name(op)] = op
+        return self._functions.get(name)
+
+    def callee_forwards(self, callee: str) -> dict[int, tuple[int, ...]] | None:
+        """Result index -> the callee argument it returns unchanged (through forwarding ops).
+        ``{}`` for an unknown or recursive callee: forwards nothing, reads every operand."""
+        if callee in self._forwards:
+            return self._forwards[callee] or {}
+        self._forwards[callee] = None  # recursion guard
+        func_op = self.function(callee)
+        summary: dict[int, tuple[int, ...]] = {}
+        if func_op is not None and len(func_op.regions[0].blocks) == 1:
+            model = self.build(func_op, donated=())
+            live = Liveness(model)
+            for res in model.results:
+                kind, index, _ = live.source(res.value)
+                if kind == "arg":
+                    summary[res.index] = (index,)
+        self._forwards[callee] = summary
+        return summary
+
+    def build(
+        self,
+        func_op: ir.Operation,
+        donated: Sequence[int] | None = None,
+        fixed_aliases: dict[int, int] | None = None,
+    ) -> FunctionModel:
+        """The model of ``func_op``.
+
+        ``donated=None`` reads each argument's donation from its ``jax.buffer_donor`` /
+        ``tf.aliasing_output`` attributes (validated by :func:`read_donation`); otherwise the
+        listed argument indices are buffer donors and ``fixed_aliases`` (argument -> result)
+        are ``tf.aliasing_output`` pairs, whatever the attributes say (the jit hook's view).
+        """
+        name = symbol_name(func_op)
+        region = func_op.regions[0]
+        blocks = list(region.blocks)
+        types = self.types
+        arg_dicts = _dict_list(func_op, "arg_attrs", 0)
+        res_dicts = _dict_list(func_op, "res_attrs", 0)
+        if len(blocks) != 1:
+            if donated is None and any(
+                d is not None and (BUFFER_DONOR in d or ALIASING_OUTPUT in d) for d in arg_dicts
+            ):
+                raise multi_block_error(name, len(blocks), func_op)
+            if donated:
+                raise multi_block_error(name, len(blocks), func_op)
+            return FunctionModel(name, [], [], [], handle=func_op)
+        block = blocks[0]
+
+        values: dict[ir.Value, ValueId] = {}
+        value_types: list[TensorInfo | None] = []
+        args: list[Arg] = []
+        donor_set = set(donated) if donated is not None else set()
+        for i, barg in enumerate(block.arguments):
+            t = barg.type
+            info = types.get(t)
+            d = arg_dicts[i] if i < len(arg_dicts) else None
+            loc = SourceLoc(name=location_name(barg.location))
+            if donated is None:
+                donation = Donation()
+                if d is not None and (BUFFER_DONOR in d or ALIASING_OUTPUT in d):
+                    donation = read_donation(
+                        i,
+                        loc.name,
+                        _attr_value(d[BUFFER_DONOR]) if BUFFER_DONOR in d else None,
+                        _attr_value(d[ALIASING_OUTPUT]) if ALIASING_OUTPUT in d else None,
+                        func_op,
+                    )
+            elif fixed_aliases and i in fixed_aliases:
+                donation = Donation(DonationKind.ALIASING_OUTPUT, fixed_aliases[i])
+            elif i in donor_set:
+                donation = Donation(DonationKind.BUFFER_DONOR)
+            else:
+                donation = Donation()
+            values[barg] = i
+            value_types.append(info)
+            args.append(
+                Arg(index=i, value=i, tensor=info, type_text=str(t) if info is None else info.text,
+                    placement=placement_of(d), donation=donation, loc=loc, handle=barg)
+            )
+
+        next_id = len(args)
+        ops: list[Op] = []
+        results: list[Result] = []
+        terminator: ir.Operation | None = None
+        for view in block.operations:
+            operation = view.operation
+            op_name = operation.name
+            if op_name in ("func.return", "stablehlo.return"):
+                terminator = operation
+                break
+            try:
+                operands = [values[v] for v in operation.operands]
+            except KeyError:
+                raise DonationError(
+                    f"@{name}: {op_name} uses a value defined after it", operation
+                ) from None
+            operand_types = [value_types[v] for v in operands]
+            result_ids: list[ValueId] = []
+            result_types: list[TensorInfo | None] = []
+            for r in operation.results:
+                values[r] = next_id
+                result_ids.append(next_id)
+                next_id += 1
+                info = types.get(r.type)
+                result_types.append(info)
+                value_types.append(info)
+            region_uses: list[ValueId] = []
+            if len(operation.regions):
+                self._region_uses(operation.regions, values, region_uses)
+            target = None
+            call_forwards = None
+            aliases: tuple[tuple[int, int], ...] = ()
+            if op_name == "stablehlo.custom_call":
+                target = _target(operation, op_name)
+                aliases = _operand_aliases(operation)
+            elif op_name == "func.call":
+                target = _target(operation, op_name)
+                call_forwards = self.callee_forwards(target) if target else {}
+            ops.append(
+                Op(index=len(ops), name=op_name, operands=operands, results=result_ids,
+                   operand_types=operand_types, result_types=result_types,
+                   region_uses=region_uses, operand_aliases=aliases,
+                   call_forwards=call_forwards, target=target, loc=OpLocation(operation),
+                   handle=operation)
+            )
+        if terminator is not None:
+            for k, v in enumerate(terminator.operands):
+                info = types.get(v.type)
+                d = res_dicts[k] if k < len(res_dicts) else None
+                results.append(
+                    Result(index=k, value=values[v], tensor=info,
+                           type_text=str(v.type) if info is None else info.text,
+                           placement=placement_of(d))
+                )
+        return FunctionModel(name, args, ops, results, handle=func_op, return_handle=terminator)
+
+    def _region_uses(
+        self, regions: Iterable[ir.Region], values: dict[ir.Value, ValueId], out: list[ValueId]
+    ) -> None:
+        """Append the outer values used anywhere inside ``regions`` (first use order)."""
+        seen = set(out)
+        stack: list[Any] = list(regions)
+        while stack:
+            region = stack.pop()
+            for block in region.blocks:
+                for view in block.operations:
+                    operation = view.operation
+                    for v in operation.operands:
+                        vid = values.get(v)
+                        if vid is not None and vid not in seen:
+                            seen.add(vid)
+                            out.append(vid)
+                    if len(operation.regions):
+                        stack.extend(operation.regions)
+
+
+def function_model(
+    func_op: ir.Operation,
+    donated: Sequence[int] | None = None,
+    fixed_aliases: dict[int, int] | None = None,
+) -> FunctionModel:
+    """The model of one ``func.func`` of a jaxlib module (see :meth:`ModuleAdapter.build`).
+    Op locations (:class:`OpLocation`) are read when first asked for."""
+    func_op = func_op.operation
+    parent = func_op.parent
+    adapter = ModuleAdapter(parent.operation if parent is not None else None)
+    return adapter.build(func_op, donated, fixed_aliases)
+
+
+def module_function(module: ir.Module, name: str = "main") -> ir.Operation | None:
+    """The ``func.func @name`` of ``module``, or ``None``."""
+    for view in module.body.operations:
+        op = view.operation
+        if op.name == "func.func" and symbol_name(op) == name:
+            return op
+    return None
+
+
+def result_names(func_op: ir.Operation) -> list[str | None]:
+    """``jax.result_info`` of each result (``result[0]['w']``), ``None`` where absent."""
+    func_op = func_op.operation
+    count = len(ir.FunctionType(ir.TypeAttr(func_op.attributes["function_type"]).value).results)
+    out: list[str | None] = []
+    for d in _dict_list(func_op, "res_attrs", count):
+        out.append(_text_attr(d, RESULT_INFO_ATTR) if d is not None else None)
+    return out
+
+
+def set_arg_donations(
+    func_op: ir.Operation,
+    pairs: dict[int, int],
+    buffer_donors: Iterable[int] = (),
+) -> None:
+    """Rewrite ``func_op``'s argument attributes in place: ``tf.aliasing_output = k : i32`` on
+    each paired argument, ``jax.buffer_donor = true`` on each listed donor, and neither on any
+    other argument; every other attribute is kept.
+
+    Before: ``%arg0: tensor<4xf32> {tf.aliasing_output = 1 : i32}, %arg1: ... {}``;
+    after ``pairs={1: 0}``: ``%arg0: tensor<4xf32> {}, %arg1: ... {tf.aliasing_output = 0 : i32}``.
+    """
+    func_op = func_op.operation
+    nargs = len(func_op.regions[0].blocks[0].arguments)
+    old = _dict_list(func_op, "arg_attrs", nargs)
+    donors = set(buffer_donors)
+    with func_op.context:
+        i32 = ir.IntegerType.get_signless(32)
+        new: list[ir.Attribute] = []
+        for i in range(nargs):
+            d = old[i] if i < len(old) else None
+            entries: dict[str, ir.Attribute] = {}
+            if d is not None:
+                for j in range(len(d)):
+                    named = d[j]
+                    if named.name not in (ALIASING_OUTPUT, BUFFER_DONOR):
+                        entries[named.name] = named.attr
+            if i in pairs:
+                entries[ALIASING_OUTPUT] = ir.IntegerAttr.get(i32, pairs[i])
+            elif i in donors:
+                entries[BUFFER_DONOR] = ir.BoolAttr.get(True)
+            new.append(ir.DictAttr.get(entries))
+        func_op.attributes["arg_attrs"] = ir.ArrayAttr.get(new)
+
+
+def arg_donations(func_op: ir.Operation) -> dict[int, tuple[str, object]]:
+    """The donation attributes present on ``func_op``'s arguments (for tests and checks):
+    argument index -> (attribute name, value)."""
+    func_op = func_op.operation
+    out: dict[int, tuple[str, object]] = {}
+    for i, d in enumerate(_dict_list(func_op, "arg_attrs", 0)):
+        if d is None:
+            continue
+        for attr_name in (ALIASING_OUTPUT, BUFFER_DONOR):
+            if attr_name in d:
+                out[i] = (attr_name, _attr_value(d[attr_name]))
+    return out
+

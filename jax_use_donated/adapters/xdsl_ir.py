@@ -1,0 +1,448 @@
+"""Build :class:`FunctionModel`s from xDSL ``func.func`` ops.
+
+Works on registered ops (the ``dialects`` package) and on unregistered generic-form ops
+(``"stablehlo.add"(%a, %b)``) alike: an unregistered op's traits are never consulted
+(``UnregisteredOp.has_trait`` answers ``True`` for everything); its ``elementwise`` is left
+``None`` and the core's name table decides.
+
+Handles are the xDSL objects: ``Arg.handle`` / ``FunctionModel.handle`` is the ``FuncOp``,
+``Op.handle`` the top-level op, ``FunctionModel.return_handle`` the terminator.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    ArrayAttr,
+    CallSiteLoc,
+    ComplexType,
+    DictionaryAttr,
+    FileLineColLoc,
+    FusedLoc,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    NameLoc,
+    NoneAttr,
+    StringAttr,
+    SymbolRefAttr,
+    TensorType,
+    UnregisteredOp,
+)
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from jax_use_donated.analysis.errors import (
+    ALIASING_OUTPUT,
+    BUFFER_DONOR,
+    DonationError,
+    multi_block_error,
+    read_donation,
+)
+from jax_use_donated.analysis.liveness import Liveness
+from jax_use_donated.analysis.model import (
+    Arg,
+    Donation,
+    FunctionModel,
+    Op,
+    Placement,
+    Result,
+    SourceLoc,
+    TensorInfo,
+    ValueId,
+)
+
+SHARDING_ATTRS = ("mhlo.sharding", "sdy.sharding")
+MEMORY_KIND_ATTR = "mhlo.memory_kind"
+LAYOUT_ATTR = "mhlo.layout_mode"
+
+# ------------------------------------------------------------------------------- types
+
+
+def _element_bits(element: Attribute) -> int | None:
+    if isinstance(element, IntegerType):
+        return element.width.data
+    if isinstance(element, AnyFloat):
+        return element.bitwidth
+    if isinstance(element, IndexType):
+        return 64
+    if isinstance(element, ComplexType):
+        inner = _element_bits(element.element_type)
+        return None if inner is None else 2 * inner
+    return None
+
+
+_TYPE_BY_ID: dict[int, tuple[Attribute, TensorInfo | None, str]] = {}
+_TYPE_BY_VALUE: dict[Attribute, tuple[Attribute, TensorInfo | None, str]] = {}
+"""Type facts by object identity (fast) and by structural equality (the parser makes a new
+object for every occurrence of a type, and printing one costs ~100 us). The type is kept in the
+entry so its id cannot be reused while cached."""
+
+
+def _type_entry(type_: Attribute) -> tuple[Attribute, TensorInfo | None, str]:
+    entry = _TYPE_BY_ID.get(id(type_))
+    if entry is not None and entry[0] is type_:
+        return entry
+    entry = _TYPE_BY_VALUE.get(type_)
+    if entry is None:
+        info: TensorInfo | None = None
+        text = str(type_)
+        if isinstance(type_, TensorType):
+            shape = tuple(None if d < 0 else d for d in type_.get_shape())
+            element = type_.get_element_type()
+            info = TensorInfo(text, shape, str(element), _element_bits(element))
+        if len(_TYPE_BY_VALUE) > 65536:
+            _TYPE_BY_VALUE.clear()
+        entry = _TYPE_BY_VALUE[type_] = (type_, info, text)
+    if len(_TYPE_BY_ID) > 262144:
+        _TYPE_BY_ID.clear()
+    _TYPE_BY_ID[id(type_)] = (type_, entry[1], entry[2])
+    return entry
+
+
+def tensor_info(type_: Attribute) -> TensorInfo | None:
+    """The model's view of a ranked tensor type, ``None`` for any other type."""
+    return _type_entry(type_)[1]
+
+
+def type_text(type_: Attribute) -> str:
+    return _type_entry(type_)[2]
+
+
+# --------------------------------------------------------------------------- locations
+
+_LOC_CACHE: dict[int, tuple[Attribute, SourceLoc]] = {}
+
+
+def source_loc(loc: Attribute | None) -> SourceLoc:
+    """``file:line:col`` of the innermost user frame, and a ``loc("name")`` label.
+
+    JAX's ``callsite(#callee at #caller)``: the callee is the innermost frame (the user's line
+    inside the traced function), so its file location wins; names (``"jit(f)/add"(...)``)
+    give ``name`` only when they wrap no file location (argument names such as ``"x"``).
+    """
+    if loc is None:
+        return SourceLoc()
+    entry = _LOC_CACHE.get(id(loc))
+    if entry is not None and entry[0] is loc:
+        return entry[1]
+    result = SourceLoc(text=_loc_text(loc), name=_loc_name(loc))
+    if len(_LOC_CACHE) > 65536:
+        _LOC_CACHE.clear()
+    _LOC_CACHE[id(loc)] = (loc, result)
+    return result
+
+
+def _loc_text(loc: Attribute) -> str | None:
+    kind = type(loc)
+    if kind is FileLineColLoc:
+        assert isinstance(loc, FileLineColLoc)
+        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+    if kind is NameLoc:
+        assert isinstance(loc, NameLoc)
+        return None if type(loc.location) is NoneAttr else _loc_text(loc.location)
+    if kind is CallSiteLoc:
+        assert isinstance(loc, CallSiteLoc)
+        return _loc_text(loc.callee) or _loc_text(loc.caller)
+    if kind is FusedLoc:
+        assert isinstance(loc, FusedLoc)
+        for inner in loc.locations:  # pyright: ignore[reportGeneralTypeIssues]
+            text = _loc_text(inner)  # pyright: ignore[reportUnknownArgumentType]
+            if text:
+                return text
+    return None
+
+
+def _loc_name(loc: Attribute) -> str | None:
+    kind = type(loc)
+    if kind is NameLoc:
+        assert isinstance(loc, NameLoc)
+        return loc.desc.data
+    if kind is FusedLoc:
+        assert isinstance(loc, FusedLoc)
+        for inner in loc.locations:  # pyright: ignore[reportGeneralTypeIssues]
+            name = _loc_name(inner)  # pyright: ignore[reportUnknownArgumentType]
+            if name:
+                return name
+    return None
+
+
+# ------------------------------------------------------------------------- attributes
+
+
+def _dict_at(attrs: ArrayAttr[DictionaryAttr] | None, i: int) -> dict[str, Attribute]:
+    if attrs is None or i >= len(attrs.data):
+        return {}
+    return dict(attrs.data[i].data)
+
+
+def attribute_value(attr: Attribute | None) -> object:
+    """``None``/``True``/``3`` for absent/bool/integer attributes, else the attribute's text
+    (what :func:`read_donation` expects)."""
+    if attr is None:
+        return None
+    if isinstance(attr, IntegerAttr):
+        value = attr.value.data
+        t = attr.type
+        if isinstance(t, IntegerType) and t.width.data == 1:
+            return bool(value)
+        return int(value)
+    return str(attr)
+
+
+def placement_of(attrs: dict[str, Attribute]) -> Placement:
+    """Sharding (``mhlo.sharding`` or ``sdy.sharding``), memory kind and layout mode."""
+    sharding = next((str(attrs[k]) for k in SHARDING_ATTRS if k in attrs), None)
+    memory = attrs.get(MEMORY_KIND_ATTR)
+    layout = attrs.get(LAYOUT_ATTR)
+    return Placement(sharding, None if memory is None else str(memory),
+                     None if layout is None else str(layout))
+
+
+def has_donation_attrs(func: FuncOp) -> bool:
+    if func.arg_attrs is None:
+        return False
+    return any(BUFFER_DONOR in d.data or ALIASING_OUTPUT in d.data for d in func.arg_attrs.data)
+
+
+def op_attr(op: Operation, name: str) -> Attribute | None:
+    """An op's property or attribute (generic form puts inherent ones in ``<{...}>``)."""
+    got = op.properties.get(name)
+    return got if got is not None else op.attributes.get(name)
+
+
+_ALIAS_OPERAND = re.compile(r"operand_index\s*=\s*(\d+)")
+_ALIAS_OUTPUT = re.compile(r"output_tuple_indices\s*=\s*\[([^\]]*)\]")
+_ALIAS_OPERAND_TUPLE = re.compile(r"operand_tuple_indices\s*=\s*\[([^\]]*)\]")
+
+
+def output_operand_aliases(op: Operation) -> tuple[tuple[int, int], ...]:
+    """``custom_call``'s ``output_operand_aliases`` as ``(result, operand)`` pairs.
+
+    Reads the printed form of each ``#stablehlo.output_operand_alias<...>`` entry, which is the
+    same for the registered attribute and the unregistered one. An alias into a tuple element
+    of an operand is not a whole-buffer alias and is skipped.
+    """
+    attr = op_attr(op, "output_operand_aliases")
+    if not isinstance(attr, ArrayAttr):
+        return ()
+    pairs: list[tuple[int, int]] = []
+    for entry in attr.data:  # pyright: ignore[reportUnknownVariableType]
+        text = str(entry)  # pyright: ignore[reportUnknownArgumentType]
+        operand = _ALIAS_OPERAND.search(text)
+        if operand is None:
+            continue
+        operand_tuple = _ALIAS_OPERAND_TUPLE.search(text)
+        if operand_tuple and operand_tuple.group(1).strip():
+            continue
+        output = _ALIAS_OUTPUT.search(text)
+        indices = [s for s in (output.group(1).split(",") if output else []) if s.strip()]
+        if len(indices) > 1:
+            continue
+        result = int(indices[0]) if indices else 0
+        pairs.append((result, int(operand.group(1))))
+    return tuple(pairs)
+
+
+def op_name(op: Operation) -> str:
+    """The op's name; an unregistered op's own name, not ``builtin.unregistered``."""
+    return op.op_name.data if isinstance(op, UnregisteredOp) else op.name
+
+
+def op_target(op: Operation) -> str | None:
+    if op_name(op) == "func.call":
+        callee = op_attr(op, "callee")
+        if isinstance(callee, SymbolRefAttr):
+            return callee.string_value()
+        return None
+    target = op_attr(op, "call_target_name")
+    return target.data if isinstance(target, StringAttr) else None
+
+
+# ------------------------------------------------------------------------------ traits
+
+_ELEMENTWISE_TRAIT_NAMES = frozenset({"Elementwise", "ElementwiseMappable",
+                                      "ElementwiseTrait", "SameOperandsAndResultElementwise"})
+_MODULE_MARKS_TRAIT: dict[str, bool] = {}
+_CLASS_ELEMENTWISE: dict[type[Operation], bool | None] = {}
+
+
+def _has_elementwise_trait(cls: type[Operation]) -> bool:
+    return any(type(t).__name__ in _ELEMENTWISE_TRAIT_NAMES for t in cls.traits)
+
+
+def _package_marks_elementwise(module_name: str) -> bool:
+    """Whether the dialect package defining an op (``dialects.stablehlo`` for
+    ``dialects.stablehlo.ops_shape``) defines an ``Elementwise`` trait, i.e. marks its
+    elementwise ops; a package without one (or a half-written one) says nothing."""
+    package = ".".join(module_name.split(".")[:2])
+    known = _MODULE_MARKS_TRAIT.get(package)
+    if known is None:
+        try:
+            module = importlib.import_module(package)
+            known = any(isinstance(v, type) and v.__name__ in _ELEMENTWISE_TRAIT_NAMES
+                        for v in vars(module).values())
+        except Exception:  # a half-written dialect package must not break the adapter
+            known = False
+        _MODULE_MARKS_TRAIT[package] = known
+    return known
+
+
+def elementwise_of(op: Operation) -> bool | None:
+    """The op's ``Elementwise`` trait when its dialect is registered and marks that trait;
+    ``None`` otherwise, e.g. for unregistered ops (never ``has_trait``: it answers ``True``
+    for them), and the core's name table decides."""
+    if isinstance(op, UnregisteredOp):
+        return None
+    cls = type(op)
+    if cls in _CLASS_ELEMENTWISE:
+        return _CLASS_ELEMENTWISE[cls]
+    result: bool | None
+    if _has_elementwise_trait(cls):
+        result = True
+    else:
+        result = False if _package_marks_elementwise(cls.__module__) else None
+    _CLASS_ELEMENTWISE[cls] = result
+    return result
+
+
+# ------------------------------------------------------------------------------ builder
+
+
+@dataclass
+class ModuleSymbols:
+    """``func.func`` ops of a module by name, and call summaries computed on demand."""
+
+    functions: dict[str, FuncOp]
+    summaries: dict[str, dict[int, tuple[int, ...]] | None] = field(default_factory=dict)
+    _in_progress: set[str] = field(default_factory=set)
+
+    @staticmethod
+    def of(module: Operation) -> ModuleSymbols:
+        funcs: dict[str, FuncOp] = {}
+        for op in module.walk():
+            if isinstance(op, FuncOp):
+                funcs.setdefault(op.sym_name.data, op)
+        return ModuleSymbols(funcs)
+
+    def call_forwards(self, callee: str | None) -> dict[int, tuple[int, ...]] | None:
+        """Result index -> argument indices the callee returns unchanged (through forwarding
+        ops); ``None`` when the callee is unknown, external, recursive or multi-block."""
+        if callee is None:
+            return None
+        if callee in self.summaries:
+            return self.summaries[callee]
+        func = self.functions.get(callee)
+        if func is None or func.is_declaration or len(func.body.blocks) != 1 \
+                or callee in self._in_progress:
+            return None
+        self._in_progress.add(callee)
+        try:
+            model = build_function_model(func, self, read_donations=False)
+            live = Liveness(model)
+            summary: dict[int, tuple[int, ...]] = {}
+            for res in model.results:
+                kind, index, _ = live.source(res.value)
+                if kind == "arg":
+                    summary[res.index] = (index,)
+        finally:
+            self._in_progress.discard(callee)
+        self.summaries[callee] = summary
+        return summary
+
+
+def build_function_model(
+    func: FuncOp,
+    symbols: ModuleSymbols | None = None,
+    *,
+    read_donations: bool = True,
+) -> FunctionModel:
+    """The model of ``func`` (which must have a body).
+
+    Raises :class:`DonationError` for malformed donation attributes and for a multi-block body
+    when the function has donors.
+    """
+    name = func.sym_name.data
+    blocks = list(func.body.blocks)
+    if read_donations and len(blocks) != 1 and has_donation_attrs(func):
+        raise multi_block_error(name, len(blocks), func)
+    if len(blocks) != 1:
+        raise DonationError(f"@{name} has {len(blocks)} blocks; a single block is needed", func)
+    block = blocks[0]
+    if symbols is None:
+        module = func.parent_op()
+        symbols = ModuleSymbols.of(module) if module is not None else ModuleSymbols({})
+
+    ids: dict[SSAValue, ValueId] = {}
+    args: list[Arg] = []
+    for i, ba in enumerate(block.args):
+        ids[ba] = len(ids)
+        attrs = _dict_at(func.arg_attrs, i)
+        loc = source_loc(ba.location)
+        donation = Donation()
+        if read_donations:
+            donation = read_donation(i, loc.name, attribute_value(attrs.get(BUFFER_DONOR)),
+                                     attribute_value(attrs.get(ALIASING_OUTPUT)), func)
+        args.append(Arg(i, ids[ba], tensor_info(ba.type), type_text(ba.type),
+                        placement_of(attrs), donation, loc, func))
+
+    ops: list[Op] = []
+    terminator = block.last_op
+    for op in block.ops:
+        if op is terminator:
+            break
+        operands = [ids[v] for v in op.operands]
+        results: list[ValueId] = []
+        for r in op.results:
+            ids[r] = len(ids)
+            results.append(ids[r])
+        region_uses: list[ValueId] = []
+        if op.regions:
+            seen: set[ValueId] = set()
+            for inner in op.walk():
+                if inner is op:
+                    continue
+                for v in inner.operands:
+                    vid = ids.get(v)
+                    if vid is not None and vid not in seen:
+                        seen.add(vid)
+                        region_uses.append(vid)
+        target = op_target(op)
+        name_ = op_name(op)
+        ops.append(Op(
+            index=len(ops),
+            name=name_,
+            operands=operands,
+            results=results,
+            operand_types=[tensor_info(v.type) for v in op.operands],
+            result_types=[tensor_info(r.type) for r in op.results],
+            region_uses=region_uses,
+            elementwise=elementwise_of(op),
+            operand_aliases=output_operand_aliases(op) if name_.endswith("custom_call") else (),
+            call_forwards=symbols.call_forwards(target) if name_ == "func.call" else None,
+            target=target,
+            loc=source_loc(op.location),
+            handle=op,
+        ))
+
+    model_results: list[Result] = []
+    if terminator is not None:
+        for k, v in enumerate(terminator.operands):
+            attrs = _dict_at(func.res_attrs, k)
+            model_results.append(Result(k, ids[v], tensor_info(v.type), type_text(v.type),
+                                        placement_of(attrs)))
+    return FunctionModel(name, args, ops, model_results, source_loc(func.location), func,
+                         terminator)
+
+
+def functions_with_donors(module: ModuleOp) -> Iterable[FuncOp]:
+    """Every defined ``func.func`` of ``module`` with a donation attribute on an argument."""
+    for op in module.walk():
+        if isinstance(op, FuncOp) and not op.is_declaration and has_donation_attrs(op):
+            yield op

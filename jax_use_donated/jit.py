@@ -1,0 +1,571 @@
+"""``jax_use_donated.jit``: ``jax.jit`` with donations paired by liveness.
+
+Mechanism (see ``NOTES.md``, "Hooking the jit pipeline"): each wrapper jits a fresh function
+object, so its traces, lowerings and executables are its own; while the wrapper runs, a
+context variable names it, and a hook on ``jax._src.interpreters.mlir.lower_jaxpr_to_module``
+rewrites the freshly lowered ``@main``'s argument attributes before JAX caches or compiles the
+module::
+
+    // JAX: greedy by type, in argument order (XLA must copy both buffers)
+    func.func public @main(%arg0: tensor<4xf32> {tf.aliasing_output = 0 : i32} loc("a"),
+                           %arg1: tensor<4xf32> {tf.aliasing_output = 1 : i32} loc("b"))
+    // this wrapper, for (a, b) -> (b * 2, a * 3): each buffer is reused after its last read
+    func.func public @main(%arg0: tensor<4xf32> {tf.aliasing_output = 1 : i32} loc("a"),
+                           %arg1: tensor<4xf32> {tf.aliasing_output = 0 : i32} loc("b"))
+
+After compilation the executable's ``input_output_alias`` is checked against the plan. If JAX's
+internals are not what the hook expects (another JAX version, a hook that never runs, a
+mismatch), the wrapper warns once and behaves as plain ``jax.jit``: never a wrong result.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import gc
+import os
+import sys
+import threading
+import time
+import types
+import warnings
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import jax
+
+from jax_use_donated import diagnostics
+from jax_use_donated.adapters.jaxlib_ir import (
+    ModuleAdapter,
+    arg_donations,
+    module_function,
+    result_names,
+    set_arg_donations,
+)
+from jax_use_donated.analysis.errors import ALIASING_OUTPUT, BUFFER_DONOR, DonationError
+from jax_use_donated.analysis.model import FunctionModel, SourceLoc
+from jax_use_donated.analysis.plan import DonationPlan, Reason, plan_donation
+from jax_use_donated.diagnostics import Diagnostic, DonationWarning
+from jax_use_donated.hlo_alias import executable_aliases
+
+JAX_UNUSABLE_WARNING = "Some donated buffers were not usable"
+MAX_WARNINGS_PER_LOWERING = 16
+"""Past this many unusable donors in one lowering, the rest are summarised in one warning."""
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_JAX_DIR = os.path.dirname(os.path.abspath(jax.__file__))
+
+
+# --------------------------------------------------------------------------------------------
+# What one lowering produced
+
+
+@dataclass
+class RemovedDonor:
+    """A donated argument that JAX removed as unused (``keep_unused=False``)."""
+
+    name: str
+    type_text: str
+    nbytes: int | None
+
+
+@dataclass
+class LoweringRecord:
+    """The analysis of one lowered module, kept for :func:`explain` and the compile check."""
+
+    function: FunctionModel
+    plan: DonationPlan
+    jax_attrs: dict[int, tuple[str, object]]
+    """What JAX wrote on each argument: index -> (attribute, value)."""
+    result_paths: list[str | None]
+    expected: dict[int, int]
+    """The alias pairs the executable must have: parameter -> output."""
+    buffer_donors: list[int]
+    """Arguments left as ``jax.buffer_donor`` (``keep_unpaired_donors``): XLA may alias them."""
+    removed: list[RemovedDonor] = field(default_factory=list)
+    jax_kept: dict[int, int] = field(default_factory=dict)
+    """Unpaired donors that keep JAX's own (copying) pair: argument -> result."""
+    seconds: float = 0.0
+    """Time the hook spent on this lowering (model, plan, diagnostics, rewrite)."""
+
+
+class _Scope:
+    """The wrapper active in the current context and what its lowerings recorded."""
+
+    def __init__(self, owner: DonatingJit) -> None:
+        self.owner = owner
+        self.pending_removed: list[RemovedDonor] = []
+
+
+_ACTIVE: ContextVar[_Scope | None] = ContextVar("jax_use_donated_jit", default=None)
+
+# Module id -> (module, record, owner) for the compile-time check; bounded.
+_RECORDS: OrderedDict[int, tuple[object, LoweringRecord, DonatingJit]] = OrderedDict()
+_RECORDS_LIMIT = 512
+_RECORDS_LOCK = threading.Lock()
+
+
+# --------------------------------------------------------------------------------------------
+# The hooks
+
+
+class HookUnavailable(RuntimeError):
+    """The JAX internals the hook patches are missing or changed."""
+
+
+_HOOK_STATE: dict[str, Any] = {"installed": False, "error": None, "warned": False}
+_HOOK_LOCK = threading.Lock()
+
+
+def _install_hooks() -> None:
+    """Patch ``mlir.lower_jaxpr_to_module``, ``pxla._dce_jaxpr`` and
+    ``pxla._cached_compilation`` once; every patch is inert outside a wrapper's scope."""
+    with _HOOK_LOCK:
+        if _HOOK_STATE["installed"]:
+            return
+        if _HOOK_STATE["error"] is not None:
+            raise HookUnavailable(_HOOK_STATE["error"])
+        try:
+            from jax._src.interpreters import mlir, pxla
+
+            orig_lower = mlir.lower_jaxpr_to_module
+            orig_dce = pxla._dce_jaxpr
+            orig_compile = pxla._cached_compilation
+            for fn, name in ((orig_lower, "lower_jaxpr_to_module"), (orig_dce, "_dce_jaxpr"),
+                             (orig_compile, "_cached_compilation")):
+                if not callable(fn):
+                    raise HookUnavailable(f"jax internal {name} is not callable")
+        except (ImportError, AttributeError, HookUnavailable) as e:
+            _HOOK_STATE["error"] = f"JAX internals changed: {e}"
+            raise HookUnavailable(_HOOK_STATE["error"]) from e
+
+        @functools.wraps(orig_lower)
+        def lower_jaxpr_to_module(*args: Any, **kwargs: Any) -> Any:
+            scope = _ACTIVE.get()
+            if scope is None:
+                return orig_lower(*args, **kwargs)
+            token = _ACTIVE.set(None)
+            try:
+                with warnings.catch_warnings():
+                    warnings.filterwarnings("ignore", message=JAX_UNUSABLE_WARNING)
+                    result = orig_lower(*args, **kwargs)
+            finally:
+                _ACTIVE.reset(token)
+            scope.owner._after_lowering(scope, result, kwargs)
+            return result
+
+        @functools.wraps(orig_dce)
+        def _dce_jaxpr(closed_jaxpr: Any, keep_unused: Any, donated_invars: Any) -> Any:
+            out = orig_dce(closed_jaxpr, keep_unused, donated_invars)
+            scope = _ACTIVE.get()
+            if scope is not None:
+                _note_removed(scope, closed_jaxpr, donated_invars, out)
+            return out
+
+        @functools.wraps(orig_compile)
+        def _cached_compilation(computation: Any, *args: Any, **kwargs: Any) -> Any:
+            executable = orig_compile(computation, *args, **kwargs)
+            with _RECORDS_LOCK:
+                entry = _RECORDS.get(id(computation))
+            if entry is not None and entry[0] is computation:
+                entry[2]._check_executable(entry[1], executable)
+            return executable
+
+        mlir.lower_jaxpr_to_module = lower_jaxpr_to_module
+        pxla._dce_jaxpr = _dce_jaxpr
+        pxla._cached_compilation = _cached_compilation
+        _HOOK_STATE["installed"] = True
+
+
+def _note_removed(scope: _Scope, closed_jaxpr: Any, donated_invars: Any, out: Any) -> None:
+    """Remember donated arguments that dead-code elimination dropped."""
+    try:
+        kept = out[2]
+        names = closed_jaxpr.jaxpr.debug_info.safe_arg_names(len(donated_invars))
+        avals = closed_jaxpr.in_avals
+    except (AttributeError, IndexError, TypeError):
+        return
+    for i, donated in enumerate(donated_invars):
+        if donated and i not in kept:
+            aval = avals[i]
+            nbytes = getattr(aval, "size", None)
+            itemsize = getattr(getattr(aval, "dtype", None), "itemsize", None)
+            scope.pending_removed.append(
+                RemovedDonor(names[i] or f"argument {i}", aval.str_short(),
+                             nbytes * itemsize if nbytes is not None and itemsize else None)
+            )
+
+
+def _warn_fallback(reason: str) -> None:
+    if not _HOOK_STATE["warned"]:
+        _HOOK_STATE["warned"] = True
+        warnings.warn(
+            f"jax_use_donated.jit falls back to plain jax.jit: {reason}. Donations are paired "
+            "by JAX's default rule.", DonationWarning, stacklevel=_user_stacklevel())
+
+
+def _user_stacklevel() -> int:
+    """``stacklevel`` that points ``warnings.warn`` at the first frame outside JAX and this
+    package (the user's call)."""
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None:
+        path = os.path.abspath(frame.f_code.co_filename)
+        if not (path.startswith(_PACKAGE_DIR) or path.startswith(_JAX_DIR)
+                or "importlib" in path or path.startswith("<")):
+            return level
+        frame = frame.f_back
+        level += 1
+    return 1
+
+
+def _emit_warning(diagnostic: Diagnostic, fallback_location: str) -> None:
+    if diagnostics._SINK.get() is not None:
+        diagnostics.emit(diagnostic)
+        return
+    warnings.warn(diagnostic.format(fallback_location), DonationWarning,
+                  stacklevel=_user_stacklevel())
+
+
+# --------------------------------------------------------------------------------------------
+# The wrapper
+
+
+class DonatingJit:
+    """What :func:`jit` returns: a ``jax.jit`` object whose donations are paired by liveness."""
+
+    def __init__(self, fun: Callable[..., Any], *, strict: bool = False,
+                 keep_unpaired_donors: bool = False, **jit_kwargs: Any) -> None:
+        self._fun = fun
+        self.strict = strict
+        self.keep_unpaired_donors = keep_unpaired_donors
+        self._jit_kwargs = jit_kwargs
+
+        @functools.wraps(fun)
+        def fresh(*args: Any, **kwargs: Any) -> Any:
+            return fun(*args, **kwargs)
+
+        self._fresh = fresh
+        self._jitted = jax.jit(fresh, **jit_kwargs)
+        self._plain: Any = None
+        self._fallback_reason: str | None = None
+        self._hook_fired = False
+        self._forced_pairs: dict[int, int] | None = None
+        """Benchmarks only: write exactly these ``@main`` alias pairs, skip the analysis."""
+        self.records: list[LoweringRecord] = []
+        functools.update_wrapper(self, fun)  # type: ignore[arg-type]
+        try:
+            _install_hooks()
+        except HookUnavailable as e:
+            self._fall_back(str(e))
+
+    # -- jax.jit's interface ------------------------------------------------------------------
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._fallback_reason is not None:
+            return self._plain_jit()(*args, **kwargs)
+        size = self._cache_size()
+        with self._scope():
+            out = self._jitted(*args, **kwargs)
+        if not self._hook_fired and size is not None and (self._cache_size() or 0) > size:
+            self._fall_back("the lowering hook did not run (JAX internals changed?)")
+        return out
+
+    def lower(self, *args: Any, **kwargs: Any) -> Any:
+        if self._fallback_reason is not None:
+            return self._plain_jit().lower(*args, **kwargs)
+        with self._scope():
+            return self._jitted.lower(*args, **kwargs)
+
+    def trace(self, *args: Any, **kwargs: Any) -> Any:
+        if self._fallback_reason is not None:
+            return self._plain_jit().trace(*args, **kwargs)
+        with self._scope():
+            traced = self._jitted.trace(*args, **kwargs)
+        return _bind_traced(traced, self)
+
+    def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
+        return self._jitted.eval_shape(*args, **kwargs)
+
+    def explain(self, *args: Any, **kwargs: Any) -> Any:
+        """The :class:`~jax_use_donated.explain.DonationReport` for these arguments."""
+        from jax_use_donated.explain import report_for
+
+        return report_for(self, args, kwargs)
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    def __getattr__(self, name: str) -> Any:
+        # Everything else (clear_cache, _cache_size, ...) is jax.jit's.
+        if name.startswith("__") or name in ("_jitted", "_plain"):
+            raise AttributeError(name)
+        return getattr(self._jitted, name)
+
+    def __repr__(self) -> str:
+        return f"jax_use_donated.jit({getattr(self._fun, '__name__', self._fun)!r})"
+
+    # -- internals ----------------------------------------------------------------------------
+
+    @property
+    def fallback_reason(self) -> str | None:
+        """Why this wrapper behaves as plain ``jax.jit`` (``None`` when it does not)."""
+        return self._fallback_reason
+
+    @contextlib.contextmanager
+    def _scope(self) -> Iterator[_Scope]:
+        scope = _Scope(self)
+        token = _ACTIVE.set(scope)
+        try:
+            yield scope
+        finally:
+            _ACTIVE.reset(token)
+
+    def _cache_size(self) -> int | None:
+        size = getattr(self._jitted, "_cache_size", None)
+        try:
+            return int(cast(int, size())) if callable(size) else None
+        except Exception:
+            return None
+
+    def _plain_jit(self) -> Any:
+        if self._plain is None:
+            self._plain = jax.jit(self._fun, **self._jit_kwargs)
+        return self._plain
+
+    def _fall_back(self, reason: str) -> None:
+        if self._fallback_reason is None:
+            self._fallback_reason = reason
+            _warn_fallback(reason)
+
+    def _after_lowering(self, scope: _Scope, result: Any, kwargs: dict[str, Any]) -> None:
+        """Analyse and rewrite the module JAX just lowered (called by the hook)."""
+        self._hook_fired = True
+        removed, scope.pending_removed = scope.pending_removed, []
+        if self._forced_pairs is not None:
+            main = module_function(result.module, "main")
+            if main is not None:
+                set_arg_donations(main, self._forced_pairs)
+            return
+        start = time.perf_counter()
+        try:
+            record = _analyse(result.module, kwargs, self.keep_unpaired_donors, removed)
+        except DonationError:
+            raise
+        except Exception as e:  # an unexpected module shape: keep JAX's own attributes
+            self._fall_back(f"unexpected lowered module ({type(e).__name__}: {e})")
+            return
+        if record is None:
+            if removed:
+                self._report(None, removed, str(kwargs.get("arg_names", "")))
+            return
+        self._report(record, removed, record.function.name)
+        set_arg_donations(record.function.handle, record.expected,  # type: ignore[arg-type]
+                          record.buffer_donors)
+        record.seconds = time.perf_counter() - start
+        self.records.append(record)
+        del self.records[:-8]
+        with _RECORDS_LOCK:
+            _RECORDS[id(result.module)] = (result.module, record, self)
+            while len(_RECORDS) > _RECORDS_LIMIT:
+                _RECORDS.popitem(last=False)
+
+    def _report(self, record: LoweringRecord | None, removed: list[RemovedDonor],
+                where: str) -> None:
+        """Warn (or raise, when strict) about every donation that cannot be honoured."""
+        problems: list[Diagnostic] = []
+        for r in removed:
+            problems.append(Diagnostic(
+                "warning",
+                f"donated argument '{r.name}' ({r.type_text}) is unused, so jit removed it "
+                "and its buffer is not donated (pass keep_unused=True to donate it anyway)"))
+        if record is not None:
+            for v in record.plan.unpaired:
+                if record.plan.pairs.get(v.arg.index) is not None:
+                    continue
+                reader = next((b.reader for b in v.blockers if b.reader is not None), None)
+                loc = reader.loc if reader is not None else SourceLoc()
+                kept = ""
+                if v.arg.index in record.buffer_donors:
+                    kept = ("; it stays a jax.buffer_donor, which XLA may reuse for an output "
+                            "of the same size")
+                elif v.arg.index in record.jax_kept:
+                    kept = (f"; it keeps JAX's pairing with result {record.jax_kept[v.arg.index]}"
+                            ", for which XLA inserts a copy")
+                problems.append(Diagnostic("warning", v.message + kept, loc))
+        if not problems:
+            return
+        fallback = f"jit({self._fun.__name__})" if hasattr(self._fun, "__name__") else where
+        if self.strict:
+            raise DonationError(
+                f"{fallback}: {len(problems)} donation(s) cannot be honoured:\n"
+                + "\n".join("  " + p.format(fallback) for p in problems))
+        for p in problems[:MAX_WARNINGS_PER_LOWERING]:
+            _emit_warning(p, fallback)
+        if len(problems) > MAX_WARNINGS_PER_LOWERING:
+            _emit_warning(Diagnostic(
+                "warning",
+                f"{len(problems) - MAX_WARNINGS_PER_LOWERING} more donated argument(s) are not "
+                "reused; call .explain(...) on the jitted function for the full report"),
+                fallback)
+
+    def _check_executable(self, record: LoweringRecord, executable: Any) -> None:
+        """Compare the compiled ``input_output_alias`` with the plan."""
+        try:
+            actual = executable_aliases(executable)
+        except Exception as e:
+            self._fall_back(f"cannot read the executable's aliasing ({e})")
+            return
+        fixed = {p: k for p, k in actual.items() if p not in record.buffer_donors}
+        expected_ok = fixed == record.expected and all(
+            actual.get(p) is None or p in record.buffer_donors for p in actual
+            if p not in record.expected)
+        if not expected_ok:
+            self._fall_back(
+                f"the compiled aliasing {dict(sorted(actual.items()))} differs from the plan "
+                f"{dict(sorted(record.expected.items()))}")
+
+
+def _bind_traced(traced: Any, owner: DonatingJit) -> Any:
+    """Make ``traced.lower()`` run in ``owner``'s scope (``Traced`` keeps its class)."""
+    cls = type(traced)
+    sub = _TRACED_SUBCLASSES.get(cls)
+    if sub is None:
+        def lower(self: Any, *args: Any, **kwargs: Any) -> Any:
+            wrapper = _TRACED_OWNERS.get(id(self))
+            if wrapper is None or wrapper[0] is not self:
+                return cls.lower(self, *args, **kwargs)
+            with wrapper[1]._scope():
+                return cls.lower(self, *args, **kwargs)
+
+        sub = type(cls.__name__, (cls,), {"__slots__": (), "lower": lower,
+                                          "__module__": cls.__module__})
+        _TRACED_SUBCLASSES[cls] = sub
+    try:
+        traced.__class__ = sub
+    except TypeError:
+        return traced
+    _TRACED_OWNERS[id(traced)] = (traced, owner)
+    while len(_TRACED_OWNERS) > _RECORDS_LIMIT:
+        _TRACED_OWNERS.popitem(last=False)
+    return traced
+
+
+_TRACED_SUBCLASSES: dict[type, type] = {}
+_TRACED_OWNERS: OrderedDict[int, tuple[Any, DonatingJit]] = OrderedDict()
+
+
+# --------------------------------------------------------------------------------------------
+# The analysis of one lowering
+
+
+def _analyse(module: Any, kwargs: dict[str, Any], keep_unpaired: bool,
+             removed: list[RemovedDonor]) -> LoweringRecord | None:
+    """Plan the donations of a just-lowered module; ``None`` when nothing is donated."""
+    donated_args: Sequence[bool] = kwargs["donated_args"]
+    if not any(donated_args):
+        return None
+    in_avals = kwargs["in_avals"]
+    main = module_function(module, "main")
+    if main is None:
+        raise HookUnavailable("the lowered module has no @main")
+    nargs = len(main.regions[0].blocks[0].arguments)
+    offset = nargs - len(in_avals)
+    if offset < 0 or len(donated_args) != len(in_avals):
+        raise HookUnavailable(f"@main has {nargs} arguments for {len(in_avals)} avals")
+    donors = [i + offset for i, d in enumerate(donated_args) if d]
+    aliases = kwargs.get("input_output_aliases") or ()
+    fixed: dict[int, int] = {i + offset: k for i, k in enumerate(aliases) if k is not None}
+    jax_attrs = arg_donations(main)
+
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # the analysis allocates many small objects; a full collection costs more
+    try:
+        adapter = ModuleAdapter(module.operation)
+        fn = adapter.build(main, donors, fixed)
+        if kwargs.get("num_partitions", 1) > 1:
+            _unspecified_result_shardings(fn)
+        plan = plan_donation(fn, "dataflow", keep_existing_aliases=bool(fixed))
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    names = kwargs.get("arg_names")
+    if names is not None:
+        for i, arg in enumerate(fn.args):
+            j = i - offset
+            if 0 <= j < len(names) and names[j] and arg.loc.name is None:
+                arg.loc = SourceLoc(arg.loc.text, names[j])
+    # An unpaired donor keeps JAX's own pairing when that result is still free: XLA then
+    # copies, but the footprint never exceeds JAX's default (the copy may even land in an
+    # output buffer). The warning still names the blocking read.
+    taken = set(plan.pairs.values())
+    jax_kept: dict[int, int] = {}
+    for v in plan.verdicts:
+        kind, k = jax_attrs.get(v.arg.index, ("", None))
+        if (v.result is None and kind == ALIASING_OUTPUT and isinstance(k, int)
+                and k not in taken and not v.unused):
+            jax_kept[v.arg.index] = k
+            taken.add(k)
+    buffer_donors = [
+        v.arg.index for v in plan.verdicts if v.result is None and v.arg.index not in jax_kept and (
+            keep_unpaired
+            # JAX's own fallback for a donor with only other-shaped outputs of its size: keep
+            # it, so XLA may still reuse the buffer (never worse than JAX's default).
+            or (v.reason is Reason.NO_COMPATIBLE_RESULT
+                and jax_attrs.get(v.arg.index, ("", None))[0] == BUFFER_DONOR))
+    ]
+    return LoweringRecord(fn, plan, jax_attrs, result_names(main),
+                          {**plan.pairs, **jax_kept}, buffer_donors, removed, jax_kept)
+
+
+def _unspecified_result_shardings(fn: FunctionModel) -> None:
+    """In a multi-device module a result without a sharding attribute gets the sharding XLA
+    propagates; an alias makes XLA give it the donor's sharding. So such a result may host any
+    donor of its type: compare it as if it had that donor's placement."""
+    from jax_use_donated.analysis.model import Placement
+
+    shardings = {a.placement.sharding for a in fn.donors if a.tensor is not None}
+    if len(shardings) != 1:
+        return
+    (sharding,) = shardings
+    for res in fn.results:
+        if res.placement.sharding is None and res.tensor is not None:
+            res.placement = Placement(sharding, res.placement.memory_kind, res.placement.layout)
+
+
+# --------------------------------------------------------------------------------------------
+
+
+def jit(fun: Callable[..., Any] | None = None, *, strict: bool = False,
+        keep_unpaired_donors: bool = False, **jit_kwargs: Any) -> Any:
+    """``jax.jit(fun, **jit_kwargs)``, except that donated inputs are paired with outputs by
+    liveness: a donor hosts a result only where XLA needs no copy, and JAX's default pairing is
+    kept wherever it is already copy-free.
+
+    ``strict=True`` raises :class:`~jax_use_donated.analysis.DonationError` when a donation
+    cannot be honoured; otherwise each one gets a :class:`DonationWarning` naming the blocking
+    read. ``keep_unpaired_donors=True`` leaves ``jax.buffer_donor`` on unpaired donors so XLA
+    may still reuse them by size. Usable as a decorator, with or without arguments.
+    """
+    if fun is None:
+        return functools.partial(jit, strict=strict, keep_unpaired_donors=keep_unpaired_donors,
+                                 **jit_kwargs)
+    return DonatingJit(fun, strict=strict, keep_unpaired_donors=keep_unpaired_donors,
+                       **jit_kwargs)
+
+
+class _CallableModule(types.ModuleType):
+    """Importing the submodule ``jax_use_donated.jit`` makes the package attribute ``jit`` this
+    module (Python sets it after the import, over the lazily exported function): calling it
+    still means :func:`jit`."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return jit(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

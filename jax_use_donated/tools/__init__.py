@@ -1,0 +1,1 @@
+"""Command-line helpers used by the lit suite and examples."""

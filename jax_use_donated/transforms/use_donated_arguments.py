@@ -1,0 +1,350 @@
+"""The ``jax-use-donated-arguments`` pass and its checking companion ``jax-verify-donation``.
+
+Both build the IR-neutral model of every ``func.func`` with donated arguments
+(:mod:`jax_use_donated.adapters.xdsl_ir`) and ask the shared core
+(:func:`jax_use_donated.analysis.plan_donation`) which donor hosts which result; this module
+only rewrites the IR and turns the core's verdicts into diagnostics.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.bufferization import MaterializeInDestinationOp
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    FunctionType,
+    IntegerAttr,
+    ModuleOp,
+    SymbolRefAttr,
+    i32,
+)
+from xdsl.dialects.func import CallOp, FuncOp
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.utils.diagnostic import Diagnostic as XDiagnostic
+from xdsl.utils.exceptions import PassFailedException
+
+from jax_use_donated.adapters.xdsl_ir import (
+    build_function_model,
+    functions_with_donors,
+    op_name,
+)
+from jax_use_donated.analysis.errors import ALIASING_OUTPUT, BUFFER_DONOR, DonationError
+from jax_use_donated.analysis.model import FunctionModel, SourceLoc
+from jax_use_donated.analysis.plan import DonationPlan, DonorVerdict, Ordering, Reason
+from jax_use_donated.analysis.plan import plan_donation as core_plan_donation
+from jax_use_donated.diagnostics import Diagnostic, emit
+
+WRITABLE = "bufferization.writable"
+MODES = ("alias", "materialize")
+
+_PLAN_SINK: ContextVar[list[tuple[FunctionModel, DonationPlan]] | None] = ContextVar(
+    "jax_use_donated_plans", default=None
+)
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector: the pass allocates many small objects while a
+    large parsed module is alive, and every full collection would rescan that module (measured:
+    it made the pass superlinear in module size). Nothing the pass creates is cyclic garbage."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+@contextmanager
+def record_plans() -> Iterator[list[tuple[FunctionModel, DonationPlan]]]:
+    """Collect ``(model, plan)`` of every function the passes plan inside the block (the
+    driver's ``--donation-report`` reads them)."""
+    plans: list[tuple[FunctionModel, DonationPlan]] = []
+    token = _PLAN_SINK.set(plans)
+    try:
+        yield plans
+    finally:
+        _PLAN_SINK.reset(token)
+
+
+def fail(message: str, anchor: Operation, module: Operation) -> PassFailedException:
+    """A :class:`PassFailedException` whose notes print ``module`` with ``message`` under
+    ``anchor`` (what ``xdsl-opt --verify-diagnostics`` shows)."""
+    diag = XDiagnostic()
+    diag.add_message(anchor, message)
+    error = PassFailedException(message)
+    error.anchor = anchor  # pyright: ignore[reportAttributeAccessIssue]
+    try:
+        diag.raise_exception(module, error)
+    except PassFailedException as raised:
+        return raised
+    return error
+
+
+def _from_donation_error(err: DonationError, func: Operation, module: Operation
+                         ) -> PassFailedException:
+    anchor = err.anchor if isinstance(err.anchor, Operation) else func
+    return fail(err.message, anchor, module)
+
+
+def _verdict_loc(fn: FunctionModel, verdict: DonorVerdict) -> SourceLoc:
+    """The argument's location, else the blocking reader's, else the function's."""
+    text = verdict.arg.loc.text
+    if text is None and verdict.reason is Reason.READ_AFTER_WRITE:
+        reader = next((b.reader for b in verdict.blockers if b.reader is not None), None)
+        text = reader.loc.text if reader is not None else None
+    return SourceLoc(text=text or fn.loc.text, name=verdict.arg.display_name)
+
+
+def _set_arg_attrs(func: FuncOp, attrs: list[dict[str, Attribute]]) -> None:
+    func.arg_attrs = ArrayAttr([DictionaryAttr(d) for d in attrs])
+
+
+def _arg_attr_dicts(func: FuncOp) -> list[dict[str, Attribute]]:
+    n = len(func.function_type.inputs.data)
+    given = func.arg_attrs.data if func.arg_attrs is not None else ()
+    return [dict(given[i].data) if i < len(given) else {} for i in range(n)]
+
+
+@dataclass(frozen=True)
+class JaxUseDonatedArguments(ModulePass):
+    """Reuse donated argument buffers for results, only after their last read.
+
+    Options (``-p 'jax-use-donated-arguments{mode=materialize remove-matched-outputs=true}'``):
+
+    * ``mode=alias`` (default, for XLA; pairs are safe under XLA's data-dependence ordering):
+      write ``tf.aliasing_output = k : i32`` on the chosen donors and remove stale
+      ``tf.aliasing_output`` / ``jax.buffer_donor`` from the others::
+
+        func.func @main(%a: tensor<4xf32> {tf.aliasing_output = 0 : i32},
+                        %b: tensor<4xf32> {tf.aliasing_output = 1 : i32}) -> (...) {
+          %0 = "stablehlo.multiply"(%b, %b) ...   // result 0 reads b
+          %1 = "stablehlo.add"(%a, %a) ...        // result 1 reads a
+          func.return %0, %1 ...
+        // after: a -> 1, b -> 0 (JAX's pairing a -> 0 overwrote a before its read)
+        func.func @main(%a: tensor<4xf32> {tf.aliasing_output = 1 : i32},
+                        %b: tensor<4xf32> {tf.aliasing_output = 0 : i32}) -> (...)
+
+    * ``mode=materialize`` (for bufferization pipelines; block order is execution order):
+      insert ``bufferization.materialize_in_destination`` before the return, as xDSL's upstream
+      pass does, mark the chosen donors ``bufferization.writable = true`` and every other
+      argument ``false``, and drop their donation attributes::
+
+          %2 = bufferization.materialize_in_destination %0 in %b
+                 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+          func.return %2, ...
+
+    * ``keep-unpaired-donors=true``: unpaired donors keep ``jax.buffer_donor = true`` (alias) or
+      stay writable (materialize);
+    * ``keep-existing-aliases=true``: the input's ``tf.aliasing_output`` pairs are kept and only
+      checked (an unsafe or mistyped one is an error);
+    * ``strict=true``: a donor that cannot be reused is an error instead of a warning;
+    * ``remove-matched-outputs=true`` (materialize only): drop the materialized results from the
+      function's signature, ``res_attrs`` and every ``func.call`` of it in the module (refused
+      when a call uses a dropped result).
+    """
+
+    name = "jax-use-donated-arguments"
+
+    mode: str = "alias"
+    keep_unpaired_donors: bool = False
+    keep_existing_aliases: bool = False
+    strict: bool = False
+    remove_matched_outputs: bool = False
+
+    @property
+    def ordering(self) -> Ordering:
+        return "program" if self.mode == "materialize" else "dataflow"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.mode not in MODES:
+            raise PassFailedException(
+                f"{self.name}: unknown mode '{self.mode}'; expected one of {', '.join(MODES)}")
+        if self.remove_matched_outputs and self.mode != "materialize":
+            raise PassFailedException(
+                f"{self.name}: remove-matched-outputs=true needs mode=materialize (in alias "
+                "mode the results stay in the signature and XLA aliases them)")
+        with _gc_paused():
+            for func in list(functions_with_donors(op)):
+                fn, plan = plan_function(func, op, self.ordering, self.keep_existing_aliases)
+                self._report(fn, plan, func, op)
+                if self.mode == "alias":
+                    self._rewrite_alias(func, fn, plan)
+                else:
+                    self._rewrite_materialize(func, fn, plan, op)
+
+    def _report(self, fn: FunctionModel, plan: DonationPlan, func: FuncOp, module: ModuleOp
+                ) -> None:
+        unpaired = plan.unpaired
+        if self.strict and unpaired:
+            lines = "\n".join(f"  {v.message}" for v in unpaired)
+            raise fail(f"strict donation: {len(unpaired)} donated argument(s) of @{fn.name} "
+                       f"cannot be reused:\n{lines}", func, module)
+        for verdict in unpaired:
+            emit(Diagnostic("warning", verdict.message, _verdict_loc(fn, verdict)))
+
+    def _rewrite_alias(self, func: FuncOp, fn: FunctionModel, plan: DonationPlan) -> None:
+        attrs = _arg_attr_dicts(func)
+        for arg in fn.donors:
+            d = attrs[arg.index]
+            d.pop(ALIASING_OUTPUT, None)
+            d.pop(BUFFER_DONOR, None)
+            k = plan.pairs.get(arg.index)
+            if k is not None:
+                d[ALIASING_OUTPUT] = IntegerAttr(k, i32)
+            elif self.keep_unpaired_donors:
+                d[BUFFER_DONOR] = IntegerAttr.from_bool(True)
+        _set_arg_attrs(func, attrs)
+
+    def _rewrite_materialize(self, func: FuncOp, fn: FunctionModel, plan: DonationPlan,
+                             module: ModuleOp) -> None:
+        ret = fn.return_handle
+        assert isinstance(ret, Operation)
+        block = func.body.blocks.first
+        assert block is not None
+        removed = sorted(plan.pairs.values()) if self.remove_matched_outputs else []
+        if removed:
+            _check_callers(func, removed, module)
+
+        new_outputs: list[SSAValue] = list(ret.operands)
+        for d, k in sorted(plan.pairs.items(), key=lambda p: p[1]):
+            value, dest = ret.operands[k], block.args[d]
+            if value is dest:
+                continue  # the donor is returned unchanged: it already is in place
+            mat = MaterializeInDestinationOp(operands=[value, dest], result_types=[value.type])
+            block.insert_op_before(mat, ret)
+            new_outputs[k] = mat.results[0]
+
+        attrs = _arg_attr_dicts(func)
+        donor_ids = {a.index for a in fn.donors}
+        for i, d in enumerate(attrs):
+            if i in donor_ids:
+                d.pop(ALIASING_OUTPUT, None)
+                keep = i not in plan.pairs and self.keep_unpaired_donors
+                if not keep:
+                    d.pop(BUFFER_DONOR, None)
+                d[WRITABLE] = IntegerAttr.from_bool(i in plan.pairs or keep)
+            else:
+                d[WRITABLE] = IntegerAttr.from_bool(False)
+        _set_arg_attrs(func, attrs)
+
+        if removed:
+            gone = set(removed)
+            new_outputs = [v for k, v in enumerate(new_outputs) if k not in gone]
+            outputs = [t for k, t in enumerate(func.function_type.outputs.data) if k not in gone]
+            func.function_type = FunctionType.from_lists(func.function_type.inputs.data, outputs)
+            if func.res_attrs is not None:
+                func.res_attrs = ArrayAttr(
+                    [a for k, a in enumerate(func.res_attrs.data) if k not in gone])
+            _update_callers(func, gone, module)
+        ret.operands = new_outputs
+
+
+def _callers(func: FuncOp, module: ModuleOp) -> list[Operation]:
+    name = func.sym_name.data
+    found: list[Operation] = []
+    for op in module.walk():
+        if op_name(op) == "func.call":
+            callee = op.properties.get("callee") or op.attributes.get("callee")
+            if isinstance(callee, SymbolRefAttr) and callee.string_value() == name:
+                found.append(op)
+    return found
+
+
+def _check_callers(func: FuncOp, removed: list[int], module: ModuleOp) -> None:
+    for call in _callers(func, module):
+        for k in removed:
+            if k < len(call.results) and call.results[k].uses:
+                raise fail(
+                    f"remove-matched-outputs: cannot remove result {k} of "
+                    f"@{func.sym_name.data}: this call uses it; run without "
+                    "remove-matched-outputs or stop using the result", call, module)
+
+
+def _update_callers(func: FuncOp, gone: set[int], module: ModuleOp) -> None:
+    for call in _callers(func, module):
+        kept = [r for k, r in enumerate(call.results) if k not in gone]
+        new = CallOp(func.sym_name.data, list(call.operands), [r.type for r in kept])
+        for key, value in call.attributes.items():
+            new.attributes[key] = value
+        new.location = call.location
+        parent = call.parent_block()
+        assert parent is not None
+        parent.insert_op_before(new, call)
+        for old, fresh in zip(kept, new.results, strict=True):
+            old.replace_all_uses_with(fresh)
+        call.detach()
+        call.erase()
+
+
+def plan_function(func: FuncOp, module: ModuleOp, ordering: Ordering,
+                  keep_existing_aliases: bool) -> tuple[FunctionModel, DonationPlan]:
+    """Build the model of ``func`` and plan it; errors become anchored
+    :class:`PassFailedException`s."""
+    try:
+        fn = build_function_model(func)
+        plan = core_plan_donation(fn, ordering, keep_existing_aliases)
+    except DonationError as err:
+        raise _from_donation_error(err, func, module) from None
+    plans = _PLAN_SINK.get()
+    if plans is not None:
+        plans.append((fn, plan))
+    return fn, plan
+
+
+@dataclass(frozen=True)
+class JaxVerifyDonation(ModulePass):
+    """Check that the ``tf.aliasing_output`` pairs already in the module are safe; change
+    nothing.
+
+    Fails (anchored on the reading op) when a pair overwrites a buffer that is still read, when
+    the types or placements differ, or when the attributes are malformed. For instance::
+
+        func.func @main(%a: tensor<4xf32> {tf.aliasing_output = 0 : i32}) -> (...) {
+          %0 = "stablehlo.negate"(%a) ...
+          %1 = "stablehlo.abs"(%a) ...     // error: result 0 is produced ... while this reads it
+          func.return %0, %1 ...
+
+    ``ordering=program`` checks against block order (after bufferization) instead of XLA's
+    data-dependence order.
+    """
+
+    name = "jax-verify-donation"
+
+    ordering: str = "dataflow"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.ordering not in ("dataflow", "program"):
+            raise PassFailedException(
+                f"{self.name}: unknown ordering '{self.ordering}'; expected dataflow or program")
+        ordering: Ordering = "program" if self.ordering == "program" else "dataflow"
+        with _gc_paused():
+            for func in list(functions_with_donors(op)):
+                plan_function(func, op, ordering, keep_existing_aliases=True)
+
+
+def donated_block_args(func: FuncOp) -> list[BlockArgument]:
+    """Entry-block arguments carrying a donation attribute (for tools and tests)."""
+    attrs = _arg_attr_dicts(func)
+    block = func.body.blocks.first
+    if block is None:
+        return []
+    return [a for a, d in zip(block.args, attrs, strict=False)
+            if ALIASING_OUTPUT in d or BUFFER_DONOR in d]
+
+
+__all__ = [
+    "JaxUseDonatedArguments",
+    "JaxVerifyDonation",
+    "plan_function",
+    "record_plans",
+]

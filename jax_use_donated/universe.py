@@ -1,0 +1,95 @@
+"""The ``xdsl.universe`` entry point: our dialects and passes for ``xdsl-opt``.
+
+Dialects (``stablehlo``, ``chlo``, ``sdy`` from the top-level ``dialects`` package) are
+registered lazily: a factory imports its module only when a parsed op needs the dialect, and a
+dialect whose module is absent is not offered at all.
+
+``jax-use-donated-arguments`` is deliberately *not* listed in :data:`UNIVERSE`: xDSL's own
+universe already defines a pass of that name and ``Universe.get_multiverse()`` raises on
+duplicate names. ``get_multiverse`` loads every entry point before it merges their names, so
+loading this module replaces the factory in ``xdsl.universe.XDSL_UNIVERSE.all_passes`` with
+ours; plain ``xdsl-opt -p jax-use-donated-arguments`` then runs this project's pass (a superset
+of the upstream options: ``remove_matched_outputs`` keeps its meaning in ``mode=materialize``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Callable
+from pathlib import Path
+
+from xdsl.ir import Dialect
+from xdsl.passes import ModulePass
+from xdsl.universe import XDSL_UNIVERSE, Universe
+
+PASS_NAME = "jax-use-donated-arguments"
+VERIFY_PASS_NAME = "jax-verify-donation"
+DIALECT_NAMES = ("stablehlo", "chlo", "sdy")
+
+
+def _use_donated_pass() -> type[ModulePass]:
+    from jax_use_donated.transforms.use_donated_arguments import JaxUseDonatedArguments
+
+    return JaxUseDonatedArguments
+
+
+def _verify_donation_pass() -> type[ModulePass]:
+    from jax_use_donated.transforms.use_donated_arguments import JaxVerifyDonation
+
+    return JaxVerifyDonation
+
+
+def _dialect_module_exists(name: str) -> bool:
+    """Whether ``dialects/<name>`` exists, without importing (executing) anything."""
+    spec = importlib.util.find_spec("dialects")
+    if spec is None or not spec.submodule_search_locations:
+        return False
+    for location in spec.submodule_search_locations:
+        base = Path(location)
+        if (base / f"{name}.py").is_file() or (base / name / "__init__.py").is_file():
+            return True
+    return False
+
+
+def load_dialect(name: str) -> Dialect:
+    """The :class:`Dialect` named ``name`` defined in ``dialects.<name>``."""
+    module = importlib.import_module(f"dialects.{name}")
+    for value in vars(module).values():
+        if isinstance(value, Dialect) and value.name == name:
+            return value
+    raise ImportError(f"module dialects.{name} defines no Dialect named '{name}'")
+
+
+def _dialect_factory(name: str) -> Callable[[], Dialect]:
+    return lambda: load_dialect(name)
+
+
+def available_dialects() -> dict[str, Callable[[], Dialect]]:
+    """Lazy factories for the dialects whose modules exist."""
+    return {n: _dialect_factory(n) for n in DIALECT_NAMES if _dialect_module_exists(n)}
+
+
+def install_pass_override() -> None:
+    """Make xDSL's universe resolve ``jax-use-donated-arguments`` to our pass."""
+    XDSL_UNIVERSE.all_passes[PASS_NAME] = _use_donated_pass
+
+
+install_pass_override()
+
+UNIVERSE = Universe(
+    all_dialects=available_dialects(),
+    all_passes={VERIFY_PASS_NAME: _verify_donation_pass},
+)
+
+
+def _reuse_destinations_pass() -> type[ModulePass]:
+    from jax_use_donated.transforms.reuse_donated_destinations import (
+        JaxReuseDonatedDestinations,
+    )
+
+    return JaxReuseDonatedDestinations
+
+
+# Destination-passing rewrite for linalg IR (issue 5).
+UNIVERSE.all_passes["jax-reuse-donated-destinations"] = _reuse_destinations_pass

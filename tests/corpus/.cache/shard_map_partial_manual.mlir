@@ -1,0 +1,17 @@
+module @jit__shmap_partial_auto attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["x"=2, "y"=2]> {stablehlo.mesh = {axes = [{name = "x", size = 2 : i64}, {name = "y", size = 2 : i64}]}}
+  func.func public @main(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {"y"}]>}) -> (tensor<4x4xf32> {jax.result_info = "result"}) {
+    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x", ?}, {?}]>] out_shardings=[<@mesh, [{?}, {?}]>] manual_axes={"x"} (%arg1: tensor<4x4xf32>) {
+      %1 = stablehlo.sine %arg1 : tensor<4x4xf32>
+      %2 = sdy.sharding_constraint %1 <@mesh, [{?}, {?}]> : tensor<4x4xf32>
+      %3 = "stablehlo.all_reduce"(%2) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 2], [1, 3]]> : tensor<2x2xi64>, use_global_device_ids}> ({
+      ^bb0(%arg2: tensor<f32>, %arg3: tensor<f32>):
+        %4 = stablehlo.add %arg2, %arg3 : tensor<f32>
+        %5 = sdy.sharding_constraint %4 <@mesh, []> : tensor<f32>
+        stablehlo.return %5 : tensor<f32>
+      }) : (tensor<4x4xf32>) -> tensor<4x4xf32>
+      sdy.return %3 : tensor<4x4xf32>
+    } : (tensor<8x4xf32>) -> tensor<4x4xf32>
+    return %0 : tensor<4x4xf32>
+  }
+}

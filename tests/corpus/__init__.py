@@ -1,0 +1,1 @@
+"""A corpus of real JAX programs lowered to StableHLO/CHLO/Shardy text (see ``programs.py``)."""

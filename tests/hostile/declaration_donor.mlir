@@ -1,0 +1,5 @@
+func.func private @external(%arg0: tensor<4xf32> {jax.buffer_donor = true}) -> tensor<4xf32>
+func.func public @main(%arg0: tensor<4xf32> {jax.buffer_donor = true}) -> tensor<4xf32> {
+  %0 = func.call @external(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

@@ -1,0 +1,16 @@
+#loc1 = loc("x")
+module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<4xf32> {tf.aliasing_output = 0 : i32} loc("x"), %arg1: tensor<4xf32> {tf.aliasing_output = 1 : i32} loc("y")) -> (tensor<4xf32> {jax.result_info = "result[0]"}, tensor<4xf32> {jax.result_info = "result[1]"}) {
+    %0 = stablehlo.multiply %arg1, %arg1 : tensor<4xf32> loc(#loc7)
+    %1 = stablehlo.add %arg0, %arg0 : tensor<4xf32> loc(#loc8)
+    return %0, %1 : tensor<4xf32>, tensor<4xf32> loc(#loc)
+  } loc(#loc)
+} loc(#loc)
+#loc = loc(unknown)
+#loc2 = loc("/home/user/model.py":12:11 to :16)
+#loc3 = loc("/home/user/model.py":13:4 to 14:9)
+#loc4 = loc("swap"(#loc2))
+#loc5 = loc("swap"(#loc3))
+#loc6 = loc("jit(f)/mul"(#loc4))
+#loc7 = loc(callsite(#loc6 at #loc5))
+#loc8 = loc(fused<"meta">[#loc6, #loc3])

@@ -1,0 +1,12 @@
+func.func public @main(%arg0: tensor<4xf32> {jax.buffer_donor = true}) -> tensor<4xf32> {
+  %0 = func.call @even(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func private @even(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @odd(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func private @odd(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @even(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

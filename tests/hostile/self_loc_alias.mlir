@@ -1,0 +1,5 @@
+func.func public @main(%arg0: tensor<4xf32> {jax.buffer_donor = true}) -> tensor<4xf32> {
+  %0 = stablehlo.add %arg0, %arg0 : tensor<4xf32> loc(#loc1)
+  return %0 : tensor<4xf32>
+}
+#loc1 = loc(#loc1)

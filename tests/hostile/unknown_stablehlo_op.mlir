@@ -1,0 +1,4 @@
+func.func public @main(%arg0: tensor<4xf32> {jax.buffer_donor = true}) -> tensor<4xf32> {
+  %0 = stablehlo.frobnicate %arg0 : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

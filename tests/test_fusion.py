@@ -1,0 +1,64 @@
+"""The fusion-safety rule for executors that fuse producers into in-place kernels (IREE)."""
+
+from __future__ import annotations
+
+from jax_use_donated.analysis import plan_donation
+from jax_use_donated.analysis.fusion import fusion_safe_pairs
+from tests.model_builder import FnBuilder
+
+
+def test_transposed_read_in_the_cone_is_unsafe_elementwise_is_safe() -> None:
+    b = FnBuilder()
+    a = b.arg(donate=True)
+    c = b.arg(donate=True)
+    t = b.op("stablehlo.transpose", c)
+    two = b.op("stablehlo.constant")
+    r0 = b.op("stablehlo.multiply", t, two)   # (c.T * 2): dataflow-safe into c, not fused-safe
+    r1 = b.op("stablehlo.add", a, two)        # a + 2: elementwise, safe either way
+    fn = b.ret(r0, r1)
+    pairs = plan_donation(fn, ordering="dataflow").pairs
+    assert pairs == {0: 1, 1: 0}
+    assert fusion_safe_pairs(fn, pairs) == {0: 1}
+
+
+def test_returned_donor_and_elementwise_chains_stay() -> None:
+    b = FnBuilder()
+    a = b.arg(donate=True)
+    c = b.arg(donate=True)
+    x = b.op("stablehlo.negate", a)
+    y = b.op("stablehlo.multiply", x, x)
+    fn = b.ret(y, c)
+    pairs = plan_donation(fn, ordering="dataflow").pairs
+    assert fusion_safe_pairs(fn, pairs) == pairs == {0: 0, 1: 1}
+
+
+def test_reduction_in_the_cone_is_unsafe() -> None:
+    b = FnBuilder()
+    a = b.arg(donate=True)
+    s = b.op("stablehlo.reduce", a)
+    r = b.op("stablehlo.add", s, s)
+    fn = b.ret(r)
+    pairs = plan_donation(fn, ordering="dataflow").pairs
+    assert pairs == {0: 0}
+    assert fusion_safe_pairs(fn, pairs) == {}
+
+
+def test_dynamic_update_slice_of_the_donor_itself_is_safe() -> None:
+    b = FnBuilder()
+    cache = b.arg(donate=True)
+    x = b.arg()
+    i = b.op("stablehlo.constant")
+    new = b.op("stablehlo.dynamic_update_slice", cache, x, i, i)
+    fn = b.ret(new)
+    pairs = plan_donation(fn, ordering="dataflow").pairs
+    assert fusion_safe_pairs(fn, pairs) == pairs == {0: 0}
+    # ... but not when the update is computed from the cache through a non-elementwise op.
+    b2 = FnBuilder()
+    cache2 = b2.arg(donate=True)
+    t = b2.op("stablehlo.transpose", cache2)
+    j = b2.op("stablehlo.constant")
+    new2 = b2.op("stablehlo.dynamic_update_slice", cache2, t, j, j)
+    fn2 = b2.ret(new2)
+    pairs2 = plan_donation(fn2, ordering="dataflow").pairs
+    assert pairs2 == {0: 0}
+    assert fusion_safe_pairs(fn2, pairs2) == {}

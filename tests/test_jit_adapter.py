@@ -1,0 +1,151 @@
+"""The jaxlib adapter (``jax_use_donated.adapters.jaxlib_ir``) and the HLO alias reader."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import pytest
+from jax._src.interpreters import mlir
+from jaxlib.mlir import ir
+
+from jax_use_donated.adapters.jaxlib_ir import (
+    arg_donations,
+    function_model,
+    module_function,
+    result_names,
+    set_arg_donations,
+)
+from jax_use_donated.analysis import DonationError, DonationKind, plan_donation
+from jax_use_donated.hlo_alias import aliases_from_hlo_text, executable_aliases
+
+
+def lowered_main(fun, *args, **jit_kwargs):  # type: ignore[no-untyped-def]
+    lowered = jax.jit(fun, **jit_kwargs).lower(*args)
+    module = lowered.compiler_ir()
+    assert module is not None
+    main = module_function(module)
+    assert main is not None
+    return lowered, main
+
+
+def swap(a: jax.Array, b: jax.Array) -> tuple[jax.Array, jax.Array]:
+    return b * 2.0, a * 3.0
+
+
+SWAP_LINE = swap.__code__.co_firstlineno + 1
+
+
+def test_args_types_names_donations_and_locations() -> None:
+    _, main = lowered_main(swap, jnp.ones((4, 4)), jnp.ones((4, 4)), donate_argnums=(0, 1))
+    fn = function_model(main)
+    fn.check()
+    assert [a.loc.name for a in fn.args] == ["a", "b"]
+    assert [a.donation.kind for a in fn.args] == [DonationKind.ALIASING_OUTPUT] * 2
+    assert [a.donation.alias_index for a in fn.args] == [0, 1]
+    t = fn.args[0].tensor
+    assert t is not None and t.shape == (4, 4) and t.element_bits == 32 and t.nbytes == 64
+    assert t.text == "tensor<4x4xf32>"
+    multiplies = [op for op in fn.ops if op.name == "stablehlo.multiply"]
+    assert multiplies[0].operands[0] == fn.args[1].value
+    assert multiplies[0].loc.text is not None
+    assert multiplies[0].loc.text.endswith(f"test_jit_adapter.py:{SWAP_LINE}:11")
+    assert [r.value for r in fn.results] == [m.results[0] for m in multiplies]
+    assert plan_donation(fn).pairs == {0: 1, 1: 0}
+
+
+def test_pytree_names_and_result_info() -> None:
+    _, main = lowered_main(lambda p: {"w": p["w"] * 2.0}, {"w": jnp.ones(3)},
+                           donate_argnums=0)
+    fn = function_model(main)
+    assert fn.args[0].loc.name == "p['w']"
+    assert result_names(main) == ["result['w']"]
+
+
+def test_region_uses_of_outer_values() -> None:
+    def loop(a: jax.Array, b: jax.Array) -> jax.Array:
+        return jax.lax.fori_loop(0, 3, lambda i, x: x + b, a)
+
+    _, main = lowered_main(loop, jnp.ones(4), jnp.ones(4), donate_argnums=(0, 1))
+    fn = function_model(main)
+    while_op = next(op for op in fn.ops if op.name == "stablehlo.while")
+    # b enters the loop as a carried operand or as a use inside the body: either way a read.
+    assert fn.args[1].value in while_op.operands + while_op.region_uses
+
+    def cond(p: jax.Array, a: jax.Array, b: jax.Array) -> jax.Array:
+        return jax.lax.cond(p, lambda: a + b, lambda: a - b)
+
+    _, main = lowered_main(cond, jnp.bool_(True), jnp.ones(4), jnp.ones(4),
+                           donate_argnums=(1, 2))
+    fn = function_model(main)
+    case = next(op for op in fn.ops if op.name in ("stablehlo.case", "stablehlo.if"))
+    assert {fn.args[1].value, fn.args[2].value} <= set(case.region_uses)
+
+
+def test_nested_jit_call_is_summarised() -> None:
+    inner = jax.jit(lambda a: a.reshape(-1).reshape(a.shape))
+
+    def outer(a: jax.Array, b: jax.Array) -> tuple[jax.Array, jax.Array]:
+        return inner(a), b + 1.0
+
+    _, main = lowered_main(outer, jnp.ones((4, 4)), jnp.ones((4, 4)), donate_argnums=(0, 1))
+    fn = function_model(main)
+    call = next(op for op in fn.ops if op.name == "func.call")
+    assert call.call_forwards == {0: (0,)}
+    assert call.target is not None
+
+
+def _parse(text: str) -> ir.Module:
+    ctx = mlir.make_ir_context()
+    return ir.Module.parse(text, ctx)
+
+
+def test_custom_call_operand_aliases_and_placements() -> None:
+    module = _parse("""
+      func.func public @main(%arg0: tensor<4xf32> {jax.buffer_donor = true,
+                                mhlo.sharding = "{replicated}", mhlo.memory_kind = "device"})
+          -> (tensor<4xf32> {mhlo.sharding = "{replicated}"}) {
+        %0 = stablehlo.custom_call @update(%arg0) {output_operand_aliases = [
+          #stablehlo.output_operand_alias<output_tuple_indices = [], operand_index = 0,
+                                          operand_tuple_indices = []>]}
+          : (tensor<4xf32>) -> tensor<4xf32>
+        return %0 : tensor<4xf32>
+      }""")
+    main = module_function(module)
+    assert main is not None
+    fn = function_model(main)
+    op = fn.ops[0]
+    assert op.target == "update" and op.operand_aliases == ((0, 0),)
+    assert fn.args[0].placement.sharding == "{replicated}"
+    assert fn.args[0].placement.memory_kind == "device"
+    assert fn.results[0].placement.memory_kind is None
+    assert fn.args[0].donation.kind is DonationKind.BUFFER_DONOR
+
+
+def test_malformed_donation_attribute() -> None:
+    module = _parse("""
+      func.func public @main(%arg0: tensor<4xf32> {tf.aliasing_output = "zero"})
+          -> tensor<4xf32> {
+        return %arg0 : tensor<4xf32>
+      }""")
+    main = module_function(module)
+    assert main is not None
+    with pytest.raises(DonationError, match="must be an integer result index"):
+        function_model(main)
+
+
+def test_set_arg_donations_keeps_other_attributes() -> None:
+    # A function of its own: JAX caches lowerings per function, and this edits one in place.
+    _, main = lowered_main(lambda a, b: (b * 2.0, a * 3.0), jnp.ones(4), jnp.ones(4),
+                           donate_argnums=(0, 1))
+    set_arg_donations(main, {1: 0}, buffer_donors=[0])
+    assert arg_donations(main) == {0: ("jax.buffer_donor", True), 1: ("tf.aliasing_output", 0)}
+    set_arg_donations(main, {})
+    assert arg_donations(main) == {}
+
+
+@pytest.mark.parametrize("donate", [(), (0,), (1,), (0, 1)])
+def test_alias_reader_proto_matches_text(donate: tuple[int, ...]) -> None:
+    compiled = jax.jit(swap, donate_argnums=donate).lower(jnp.ones(4), jnp.ones(4)).compile()
+    from_text = aliases_from_hlo_text(compiled.as_text())
+    assert executable_aliases(compiled.runtime_executable()) == from_text
+    assert set(from_text) == set(donate)
