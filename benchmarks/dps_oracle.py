@@ -42,10 +42,10 @@ def main() -> int:
         f"Operands f32[{args.n},{args.n}]. *before*: linalg from upstream with only "
         "`bufferization.writable` set; *after*: plus `jax-reuse-donated-destinations`.",
         "",
-        "| program | allocs before | allocs after | copies before | copies after | "
-        "out-of-place before | out-of-place after | donors hosting a result | in place confirmed "
-        "| numbers equal JAX | verdict |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| program | destinations moved | allocs before | allocs after | copies before | "
+        "copies after | out-of-place before | out-of-place after | donors hosting a result | "
+        "in place confirmed | numbers equal JAX | verdict |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     failures = 0
     for name, fun, inputs, donate in cases:
@@ -55,13 +55,14 @@ def main() -> int:
             reason = str(err).split(":")[-1].strip()
             if "legalize-to-linalg left" in str(err):
                 reason = "upstream cannot lower to linalg (" + str(err).split("left ")[-1] + ")"
-            rows.append(f"| {name} | - | - | - | - | - | - | - | - | - | n/a: {reason} |")
+            rows.append(f"| {name} | - | - | - | - | - | - | - | - | - | - | n/a: {reason} |")
             continue
         failures += not r.ok
         pairs = ", ".join(f"%arg{d}->{k}" for d, k in sorted(r.pairs.items())) or "none"
         in_place = ("yes" if all(r.in_place.values()) else "NO") if r.pairs else "-"
         verdict = "ok" if r.ok else "FAIL: " + "; ".join(r.problems)
-        rows.append(f"| {name} | {r.allocs_before} | {r.allocs_after} | {r.copies_before} | "
+        rows.append(f"| {name} | {r.moved_destinations} | {r.allocs_before} | {r.allocs_after} | "
+                    f"{r.copies_before} | "
                     f"{r.copies_after} | {r.conflicts_before} | {r.conflicts_after} | {pairs} | "
                     f"{in_place} | {'yes' if r.numbers_equal else 'NO'} | {verdict} |")
     table = "\n".join(rows) + "\n"

@@ -198,8 +198,9 @@ class RaggedDotDimensionNumbersAttr(ParametrizedAttribute):
             printer.print_list(getattr(self, key).data, lambda i: printer.print_string(str(i.data)))
             printer.print_string("]")
 
+        # As MLIR's struct printer: empty dimension lists are left out.
         printer.print_string("<")
-        printer.print_list(_RAGGED_DOT_FIELDS, print_field)
+        printer.print_list([k for k in _RAGGED_DOT_FIELDS if getattr(self, k).data], print_field)
         printer.print_string(">")
 
 

@@ -222,6 +222,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = _error_location(err)
         print(f"{where or prog}: error: {err}", file=sys.stderr)
         return 1
+    except OSError as err:  # unreadable input, unwritable -o
+        sys.stdout.flush()
+        print(f"{prog}: error: {err.strerror or err}: {err.filename or ''}".rstrip(": "),
+              file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130

@@ -22,6 +22,7 @@ keeps ``-inf`` and NaN. :func:`print_module` prints the ``dialect_resources`` se
 from __future__ import annotations
 
 import math
+import re
 import struct
 from collections.abc import Iterable
 from io import StringIO
@@ -54,7 +55,15 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError
 from xdsl.utils.hints import isa
 from xdsl.utils.lexer import Span
-from xdsl.utils.mlir_lexer import MLIRTokenKind
+from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
+
+# xDSL 0.75's string-literal regex nests quantifiers (``(?:[^"...]+|...)*``): on an unterminated
+# literal it backtracks exponentially (a 30-character tail takes minutes; found by
+# benchmarks/fuzz_driver.py). The same pattern with possessive quantifiers matches exactly the
+# same literals (the alternatives start with disjoint characters) and fails in linear time.
+MLIRLexer._unescaped_characters_regex = re.compile(  # pyright: ignore[reportPrivateUsage]
+    r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"'
+)
 
 _PENDING_PREFIX = "\x00pending-loc:"
 """Description of the placeholder :class:`NameLoc` standing for a not-yet-defined alias."""

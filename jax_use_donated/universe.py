@@ -10,6 +10,7 @@ duplicate names. ``get_multiverse`` loads every entry point before it merges the
 loading this module replaces the factory in ``xdsl.universe.XDSL_UNIVERSE.all_passes`` with
 ours; plain ``xdsl-opt -p jax-use-donated-arguments`` then runs this project's pass (a superset
 of the upstream options: ``remove_matched_outputs`` keeps its meaning in ``mode=materialize``).
+The ``mlir`` frontend is replaced the same way (see :func:`install_overrides`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 from xdsl.ir import Dialect
 from xdsl.passes import ModulePass
 from xdsl.universe import XDSL_UNIVERSE, Universe
+from xdsl.utils.frontend import Frontend
 
 PASS_NAME = "jax-use-donated-arguments"
 VERIFY_PASS_NAME = "jax-verify-donation"
@@ -70,12 +72,25 @@ def available_dialects() -> dict[str, Callable[[], Dialect]]:
     return {n: _dialect_factory(n) for n in DIALECT_NAMES if _dialect_module_exists(n)}
 
 
-def install_pass_override() -> None:
-    """Make xDSL's universe resolve ``jax-use-donated-arguments`` to our pass."""
+def _jax_mlir_frontend() -> type[Frontend]:
+    from jax_use_donated.driver import JaxMLIRFrontend
+
+    return JaxMLIRFrontend
+
+
+def install_overrides() -> None:
+    """Make xDSL's universe resolve ``jax-use-donated-arguments`` to our pass, and its ``mlir``
+    frontend to :class:`jax_use_donated.ir_text.JaxTextParser`.
+
+    The frontend matters as much as the pass: xDSL's own parser reads JAX's hex-float constants
+    (``dense<0xFF800000>``, i.e. ``-inf``) as the integer 4286578688, so ``xdsl-opt -p
+    jax-use-donated-arguments`` on JAX text would silently print a different program. Our
+    parser accepts everything xDSL's does, plus JAX's location syntax."""
     XDSL_UNIVERSE.all_passes[PASS_NAME] = _use_donated_pass
+    XDSL_UNIVERSE.all_frontends["mlir"] = _jax_mlir_frontend
 
 
-install_pass_override()
+install_overrides()
 
 UNIVERSE = Universe(
     all_dialects=available_dialects(),

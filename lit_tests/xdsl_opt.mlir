@@ -26,3 +26,13 @@ func.func public @main(%a: tensor<4xf32> {tf.aliasing_output = 1 : i32}, %b: ten
   %2 = "stablehlo.convert"(%1) : (tensor<4xf32>) -> tensor<4xi32>
   func.return %0, %1, %2 : tensor<4xf32>, tensor<4xf32>, tensor<4xi32>
 }
+
+// Plain xdsl-opt reads through our parser too: JAX's -inf constant survives (xDSL's own
+// parser would print 4.28657869e+09).
+// RUN: xdsl-opt --allow-unregistered-dialect %s | filecheck %s --check-prefix=HEX
+// HEX: dense<{{0x[fF][fF]800000}}> : tensor<4xf32>
+// HEX-NOT: e+09
+func.func public @hex(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %cst = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<4xf32>}> : () -> tensor<4xf32>
+  func.return %cst : tensor<4xf32>
+}

@@ -5,8 +5,10 @@ shardings, priorities, sub-axes)."""
 from __future__ import annotations
 
 import importlib
+import re
 from functools import cache
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from hypothesis import assume, given, settings
@@ -231,3 +233,31 @@ def test_sharding_rule_print_is_exact(text: str) -> None:
     attr = _attr(text)
     assert isinstance(attr, sdy.OpShardingRuleAttr)
     assert _str(attr) == text
+
+
+# ----------------------------------------------------------------------------- exact syntax
+_LIT = Path(__file__).resolve().parent.parent / "lit_tests" / "dialects"
+_OP_LINE = re.compile(r'^(?:%[\w#:, %]+ = )?("?(?:chlo|sdy)\..*)$')
+_SSA = re.compile(r"%[\w#]+")
+
+
+def _op_lines(text: str) -> list[str]:
+    """The chlo/sdy op lines of ``text``, SSA names replaced (printer naming is not syntax)."""
+    out = []
+    for line in text.splitlines():
+        m = _OP_LINE.match(line.strip())
+        if m:
+            out.append(_SSA.sub("%_", m.group(1)))
+    return out
+
+
+@pytest.mark.parametrize("name", ["chlo_ops.mlir", "sdy_ops.mlir"])
+def test_op_syntax_is_exactly_mlirs(name: str) -> None:
+    """Every CHLO/Shardy op line we print is character-for-character jaxlib's print."""
+    from tests.corpus.roundtrip import jaxlib_print, parse, print_text
+
+    reference = jaxlib_print((_LIT / name).read_text())
+    ours = print_text(parse(reference))
+    expected, got = _op_lines(reference), _op_lines(ours)
+    assert len(expected) > 20
+    assert got == expected

@@ -77,7 +77,8 @@ def _case(steps: list[Step], outputs: list[int], donations: tuple[str, ...],
     if form == "generic":
         module, ctx = parse_in_jaxlib(text)
         with ctx:
-            text = module.operation.get_asm(print_generic_op_form=True, enable_debug_info=True)
+            text = str(module.operation.get_asm(print_generic_op_form=True,
+                                                enable_debug_info=True))
     return ModuleCase(text, spec, form, True, donations)
 
 
@@ -112,7 +113,7 @@ JAX_DONATE_OPT = shutil.which("jax-donate-opt") or str(
 @pytest.mark.parametrize("options", ["", "{mode=materialize}"])
 def test_console_script_matches_in_process_driver(tmp_path: Path, options: str) -> None:
     """A real ``jax-donate-opt`` process prints exactly what the in-process driver prints."""
-    case = _case(SWAP + [Step("fori", (2, 3), (2, (("keep", 1, 1), ("add", 0, 1))), (F4, F4))],
+    case = _case([*SWAP, Step("fori", (2, 3), (2, (("keep", 1, 1), ("add", 0, 1))), (F4, F4))],
                  [4, 5, 0], ("alias:0", "alias:1"))
     src = tmp_path / "in.mlir"
     src.write_text(case.text)

@@ -68,6 +68,9 @@ REFUSED = [
     Refused("non_utf8.mlir", r"non_utf8\.mlir:2:9: invalid UTF-8 byte 0xE9"),
     Refused("non_utf8_string.mlir", r"non_utf8_string\.mlir:2:\d+: invalid UTF-8 byte 0xFF"),
     Refused("nul_byte.mlir", r"nul_byte\.mlir:2:\d+"),
+    # xDSL's lexer backtracked exponentially on this (minutes); fixed in ir_text.py
+    Refused("unterminated_string.mlir",
+            r"unterminated_string\.mlir:2:\d+.*\n.*\n.*\n.*End of file reached before closing"),
     Refused("unknown_dialect_generic.mlir", r"mystery\.op is not registered"),
     Refused("unknown_dialect_pretty.mlir", r"mystery\.op is not registered"),
     Refused("unknown_stablehlo_op.mlir", r"stablehlo\.frobnicate is not registered"),
@@ -98,10 +101,12 @@ REFUSED = [
     Refused("self_loc_alias.mlir", r"location alias '#loc1' refers to itself"),
     Refused("split_input.mlir", r"'jax\.buffer_donor' must be a boolean",
             ("--split-input-file", "-p", "jax-use-donated-arguments")),
-    Refused("alias_mistyped.mlir", r"strict donation: 1 donated argument",
+    Refused("mutually_recursive.mlir", r"strict donation: 1 donated argument",
             ("-p", "jax-use-donated-arguments{strict=true}")),
-    Refused("unknown_stablehlo_op.mlir", r"unknown mode 'inplace'",
-            ("--allow-unregistered-dialect", "-p", "jax-use-donated-arguments{mode=inplace}")),
+    Refused("location_ranges.mlir", r"unknown mode 'inplace'",
+            ("-p", "jax-use-donated-arguments{mode=inplace}")),
+    Refused("location_ranges.mlir", r"remove-matched-outputs=true needs mode=materialize",
+            ("-p", "jax-use-donated-arguments{remove-matched-outputs=true}")),
 ]
 
 
@@ -112,7 +117,7 @@ def test_refused_with_a_clear_diagnostic(case: Refused) -> None:
     assert re.search(case.message, run.stderr, re.M), run.stderr
 
 
-SUBPROCESS = ["truncated.mlir", "non_utf8.mlir", "alias_float_located.mlir",
+SUBPROCESS = ["truncated.mlir", "unterminated_string.mlir", "non_utf8.mlir", "alias_float_located.mlir",
               "donated_token.mlir", "multi_block.mlir"]
 
 
@@ -179,11 +184,14 @@ def test_both_donation_attributes_on_one_argument() -> None:
     parse_in_jaxlib(run.stdout)
 
 
-def test_mistyped_alias_is_dropped_by_default() -> None:
+def test_mistyped_alias_is_replanned_by_default() -> None:
+    """``tf.aliasing_output = 0`` names an i32 result for an f32 argument: without
+    keep-existing-aliases the pass re-plans and pairs it with the f32 result."""
     run = driver("alias_mistyped.mlir")
     assert run.code == 0, run.stderr
-    assert "tf.aliasing_output" not in run.stdout
-    assert "warning:" in run.stderr and "no result has type tensor<4xf32>" in run.stderr
+    assert "%arg0: tensor<4xf32> {tf.aliasing_output = 1 : i32}" in run.stdout
+    assert "warning:" not in run.stderr
+    parse_in_jaxlib(run.stdout)
 
 
 def test_unknown_dialect_is_kept_when_allowed() -> None:

@@ -88,3 +88,28 @@ def test_no_leak_into_plain_jit() -> None:
         ours(*program.args(8))
         plain_c = jax.jit(program.fun, donate_argnums=(0, 1)).lower(*args).compile()
     assert aliases_from_hlo_text(plain_c.as_text()) == {0: 0, 1: 1}
+
+
+def test_fusion_duplicated_read_keeps_jax_pairing() -> None:
+    """``out = a * 2; return out, out + a``: XLA duplicates ``a * 2`` into the add's fusion, so
+    ``a`` cannot host ``out + a`` without a copy (the rule in ``fusion_fragile_bits``); the donor
+    keeps JAX's own pair, whose copy XLA places in the second output: the smallest footprint."""
+    program = by_name("read_after_produce")
+    wrapper = jud.jit(program.fun, donate_argnums=program.donate_argnums)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ours = wrapper.lower(*program.args(N)).compile()
+    record = wrapper.records[-1]
+    assert record.plan.pairs == {} and record.jax_kept == {0: 0}
+    assert any("keeps JAX's pairing with result 0" in str(w.message) for w in caught)
+
+    def footprint(c: object) -> int:
+        m = c.memory_analysis()  # type: ignore[attr-defined]
+        return (m.argument_size_in_bytes + m.output_size_in_bytes - m.alias_size_in_bytes
+                + m.temp_size_in_bytes)
+
+    # The copy-free-looking pair a -> out + a needs a copy and a temp buffer.
+    forced = jud.jit(program.fun, donate_argnums=program.donate_argnums)
+    forced._forced_pairs = {0: 1}
+    other = forced.lower(*program.args(N)).compile()
+    assert footprint(ours) < footprint(other)

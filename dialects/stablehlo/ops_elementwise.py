@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from xdsl.dialects.builtin import I32, AnyTensorType, IntegerAttr, TensorType, i1, i32
 from xdsl.ir import Attribute
@@ -116,8 +116,8 @@ _SHAPE_ONLY = (Pure(), Elementwise(), SameOperandsAndResultShape())
 def _unary(name: str, cls_name: str, traits: tuple[OpTrait, ...], accuracy: bool) -> type[UnaryElementwiseOp]:
     body: dict[str, object] = {"name": f"stablehlo.{name}", "traits": traits_def(*traits),
                                "__doc__": f"``stablehlo.{name}`` (elementwise)."}
-    base = AccuracyUnaryElementwiseOp if accuracy else UnaryElementwiseOp
-    return irdl_op_definition(type(cls_name, (base,), body))
+    base: type[UnaryElementwiseOp] = AccuracyUnaryElementwiseOp if accuracy else UnaryElementwiseOp
+    return irdl_op_definition(cast(type[UnaryElementwiseOp], type(cls_name, (base,), body)))
 
 
 def _binary(name: str, cls_name: str, traits: tuple[OpTrait, ...]) -> type[BinaryElementwiseOp]:

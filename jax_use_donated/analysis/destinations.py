@@ -198,10 +198,13 @@ class BufferClasses:
                     return False
         return True
 
-    def latest_value(self, cls: BufferClass) -> ValueId:
-        """The last-defined value of ``cls`` with the buffer's own type (its current content)."""
-        same = [v for v in cls.members if self.type_of[v] == cls.type_text]
-        return same[-1]
+    def latest_value(self, cls: BufferClass, before: int) -> ValueId | None:
+        """The last value of ``cls`` defined before op ``before`` with the buffer's own type
+        (the buffer's content there), never a chain's ``tensor.empty`` (it is replaced)."""
+        same = [v for v in cls.members
+                if self.type_of[v] == cls.type_text and self.def_index[v] < before
+                and not (cls.start is not None and v in cls.origins)]
+        return same[-1] if same else None
 
 
 def donor_label(arg: Arg) -> str:
@@ -313,17 +316,20 @@ def plan_destinations(fn: FunctionModel, pairs: dict[int, int]) -> DestinationPl
                     continue
             if best is None or prev.end > tail[best].end:
                 best = d
-        if best is None:
+        source = bc.latest_value(tail[best], t.start) if best is not None else None
+        if best is None or source is None:
             continue
-        plan.rewrites.append(InitRewrite(t.start, t.init_operand, best,
-                                         bc.latest_value(tail[best]), None))
+        plan.rewrites.append(InitRewrite(t.start, t.init_operand, best, source, None))
         plan.hosted_temporaries[best] = plan.hosted_temporaries.get(best, 0) + 1
         tail[best] = t
 
     for d, rcls in busy.items():
         assert rcls.start is not None and rcls.init_operand is not None
-        plan.rewrites.append(InitRewrite(rcls.start, rcls.init_operand, d,
-                                         bc.latest_value(tail[d]), pairs[d]))
+        source = bc.latest_value(tail[d], rcls.start)
+        if source is None:  # cannot happen: the donor argument itself always qualifies
+            del plan.realised[d]
+            continue
+        plan.rewrites.append(InitRewrite(rcls.start, rcls.init_operand, d, source, pairs[d]))
     plan.rewrites.sort(key=lambda w: (w.op, w.operand))
     return plan
 

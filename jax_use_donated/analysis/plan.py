@@ -19,7 +19,7 @@ from JAX's own safe pairs, so ties go to JAX's pairing and then to argument orde
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Literal
@@ -141,10 +141,13 @@ def fusion_fragile_bits(fn: FunctionModel, live: Liveness) -> int:
     ]
     if not candidates:
         return 0
+    # Uses follow definitions: scan only the ops after the first candidate.
+    targets = {v for u in candidates for v in fn.ops[u].results}
     used: set[int] = set()
-    for op in fn.ops:
-        used.update(op.operands)
-        used.update(op.region_uses)
+    for op in fn.ops[min(candidates) + 1:]:
+        used.update(targets.intersection(op.operands))
+        if op.region_uses:
+            used.update(targets.intersection(op.region_uses))
     bits = 0
     for u in candidates:
         if used.intersection(fn.ops[u].results):
@@ -332,6 +335,15 @@ class LazyEdges(Mapping[int, list[int]]):
     def __len__(self) -> int:
         return len(self.full)
 
+    def first_free(self, d: int, taken: Container[int]) -> int | None:
+        """The first candidate in result order that is not ``taken`` and safe for ``d``
+        (one check per candidate scanned, no blocker built for the rest)."""
+        is_safe = self.checker.is_safe
+        for k in self.candidates:
+            if k not in taken and is_safe(d, k):
+                return k
+        return None
+
     def is_edge(self, d: int, k: int) -> bool:
         if d in self.full:
             return k in self.full[d]
@@ -359,7 +371,12 @@ def max_matching(
     for d in donors:
         if d in match_donor:
             continue
-        free = next((k for k in edges[d] if k not in match_res), None)
+        if isinstance(edges, LazyEdges) and d not in edges.full:
+            # Same choice as scanning edges[d] (its preferred result, if an edge, is taken by
+            # now), without checking every candidate of the donor.
+            free = edges.first_free(d, match_res)
+        else:
+            free = next((k for k in edges[d] if k not in match_res), None)
         if free is not None:
             match_donor[d], match_res[free] = free, d
     for d in donors:

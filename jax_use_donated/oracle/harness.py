@@ -136,6 +136,8 @@ class OracleReport:
     copies_after: int = 0
     conflicts_before: int = 0
     conflicts_after: int = 0
+    moved_destinations: int = 0
+    """``tensor.empty`` destinations the rewrite moved into donated buffers."""
     pairs: dict[int, int] = field(default_factory=dict)
     in_place: dict[int, bool] = field(default_factory=dict)
     """donor -> whether the numpy array passed for it held its result after the call."""
@@ -181,6 +183,8 @@ def check_program(
         report.diagnostics = [d.format() for d in diags]
     else:
         rewritten = rewrite(linalg)
+    report.moved_destinations = linalg.count('"tensor.empty"') - rewritten.count(
+        '"tensor.empty"')
     report.pairs = realised_pairs(rewritten)
     after = upstream.bufferize(rewritten)
     report.allocs_after, report.copies_after = after.allocs, after.copies

@@ -76,6 +76,10 @@ class IreeComparison:
     """Alias mode of ``jax-use-donated-arguments`` (pairs safe under XLA's rules)."""
     fusion_safe_correct: bool
     """The same plan restricted to fusion-safe pairs."""
+    greedy_pairs: int = 0
+    alias_pairs: int = 0
+    fusion_safe_pairs: int = 0
+    """How many donors each version aliases to a result."""
 
 
 def compare(name: str, fun: Callable[..., object], inputs: Sequence[object],
@@ -104,4 +108,6 @@ def compare(name: str, fun: Callable[..., object], inputs: Sequence[object],
         warnings.simplefilter("ignore")
         rewritten = ours(generic)
         restricted = ours_fusion_safe(generic)
-    return IreeComparison(name, correct(greedy), correct(rewritten), correct(restricted))
+    return IreeComparison(name, correct(greedy), correct(rewritten), correct(restricted),
+                          greedy.count(ALIASING_OUTPUT), rewritten.count(ALIASING_OUTPUT),
+                          restricted.count(ALIASING_OUTPUT))

@@ -141,7 +141,7 @@ func.func @misc(%x: tensor<4x16xf32>, %l: tensor<11x5xf32>, %r: tensor<3x5x7xf32
   // CHECK-NEXT: %1 = "chlo.constant_like"(%x) <{value = 0xFF800000 : f32}> : (tensor<4x16xf32>) -> tensor<4x16xf32>
   // JAXLIB-NEXT: "chlo.constant_like"(%arg0) <{value = 0xFF800000 : f32}> : (tensor<4x16xf32>) -> tensor<4x16xf32>
   %1 = "chlo.constant_like"(%x) <{value = 0xFF800000 : f32}> : (tensor<4x16xf32>) -> tensor<4x16xf32>
-  // CHECK-NEXT: %2 = "chlo.ragged_dot"(%l, %r, %g) <{precision_config = [#chlo<precision DEFAULT>, #chlo<precision HIGHEST>], ragged_dot_dimension_numbers = #chlo.ragged_dot<lhs_batching_dimensions = [], rhs_batching_dimensions = [], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [0], rhs_group_dimensions = [0]>}> : (tensor<11x5xf32>, tensor<3x5x7xf32>, tensor<3xi32>) -> tensor<11x7xf32>
+  // CHECK-NEXT: %2 = "chlo.ragged_dot"(%l, %r, %g) <{precision_config = [#chlo<precision DEFAULT>, #chlo<precision HIGHEST>], ragged_dot_dimension_numbers = #chlo.ragged_dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [0], rhs_group_dimensions = [0]>}> : (tensor<11x5xf32>, tensor<3x5x7xf32>, tensor<3xi32>) -> tensor<11x7xf32>
   // JAXLIB-NEXT: "chlo.ragged_dot"
   %2 = "chlo.ragged_dot"(%l, %r, %g) <{precision_config = [#chlo<precision DEFAULT>, #chlo<precision HIGHEST>], ragged_dot_dimension_numbers = #chlo.ragged_dot<lhs_batching_dimensions = [], rhs_batching_dimensions = [], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [0], rhs_group_dimensions = [0]>}> : (tensor<11x5xf32>, tensor<3x5x7xf32>, tensor<3xi32>) -> tensor<11x7xf32>
   func.return %values, %indices : tensor<4x3xf32>, tensor<4x3xi32>

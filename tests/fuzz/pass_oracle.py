@@ -23,10 +23,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from jaxlib.mlir import ir
 
 from jax_use_donated.driver import main as driver_main
 from tests.fuzz.stablehlo_modules import ModuleCase
-from tests.fuzz.xla_exec import MATERIALIZE, parse_in_jaxlib, run_text, strip_materialize
+from tests.fuzz.xla_exec import (
+    MATERIALIZE,
+    dict_attrs,
+    parse_in_jaxlib,
+    run_text,
+    strip_materialize,
+)
 
 
 @dataclass(frozen=True)
@@ -141,8 +148,6 @@ def _kept_results(case: ModuleCase, out_text: str, n_results: int) -> list[int]:
     results: the output function's result count and the input's aliasing)."""
     module, ctx = parse_in_jaxlib(out_text, allow_unregistered=True)
     with ctx:
-        from jax._src.lib.mlir import ir
-
         main = next(op for op in module.body.operations if op.operation.name == "func.func"
                     and ir.StringAttr(op.attributes["sym_name"]).value == "main")
         n_out = len(ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
@@ -152,8 +157,7 @@ def _kept_results(case: ModuleCase, out_text: str, n_results: int) -> list[int]:
         # materialized results were removed; their indices are recorded as the
         # jax.result_info / order of the remaining results: recover them by position of the
         # materialize ops in the printed input order
-        names = [ir.DictAttr(d) for d in main.attributes["res_attrs"]] \
-            if "res_attrs" in main.attributes else []
+        names = dict_attrs(main, "res_attrs")
     infos = [str(d["jax.result_info"]) if "jax.result_info" in d else None for d in names]
     ref_infos = _result_infos(case.text, n_results)
     if len(infos) == n_out and all(i is not None for i in infos) \
@@ -166,11 +170,9 @@ def _kept_results(case: ModuleCase, out_text: str, n_results: int) -> list[int]:
 def _result_infos(text: str, n_results: int) -> list[str | None]:
     module, ctx = parse_in_jaxlib(text)
     with ctx:
-        from jax._src.lib.mlir import ir
-
         main = next(op for op in module.body.operations if op.operation.name == "func.func"
                     and ir.StringAttr(op.attributes["sym_name"]).value == "main")
         if "res_attrs" not in main.attributes:
             return [None] * n_results
-        return [str(ir.DictAttr(d)["jax.result_info"]) if "jax.result_info" in ir.DictAttr(d)
-                else None for d in main.attributes["res_attrs"]]
+        return [str(d["jax.result_info"]) if "jax.result_info" in d else None
+                for d in dict_attrs(main, "res_attrs")]

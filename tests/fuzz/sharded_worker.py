@@ -21,7 +21,7 @@ FLAG = "--xla_force_host_platform_device_count=4"
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--examples", type=int, default=40)
     parser.add_argument("--seed", type=int, default=None,
                         help="hypothesis seed (default: derandomized)")

@@ -12,15 +12,17 @@ It is printed pretty or generic, with or without debug locations (location range
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import jax
 import numpy as np
 from hypothesis import strategies as st
 from jax._src.interpreters import mlir
-from jax._src.lib.mlir import ir
+from jaxlib.mlir import ir
 
 from tests.fuzz.jax_programs import ProgramSpec, programs
+from tests.fuzz.xla_exec import dict_attrs
 
 BUFFER_DONOR = "jax.buffer_donor"
 ALIASING_OUTPUT = "tf.aliasing_output"
@@ -50,12 +52,6 @@ def _abstract(spec: ProgramSpec) -> tuple[object, ...]:
     return jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype), spec.make_args())
 
 
-def lower_text(spec: ProgramSpec) -> str:
-    lowered = jax.jit(spec.build(), donate_argnums=spec.donate_argnums,
-                      keep_unused=True).lower(*_abstract(spec))
-    return lowered.as_text()
-
-
 @st.composite
 def stablehlo_modules(draw: st.DrawFn, forms: tuple[str, ...] = ("pretty", "generic")
                       ) -> ModuleCase:
@@ -63,7 +59,9 @@ def stablehlo_modules(draw: st.DrawFn, forms: tuple[str, ...] = ("pretty", "gene
     form = draw(st.sampled_from(forms))
     debug_info = draw(st.booleans())
     ctx = mlir.make_ir_context()
-    with ctx:
+    with ctx, warnings.catch_warnings():
+        # JAX's "Some donated buffers were not usable": expected, the attributes are redrawn
+        warnings.simplefilter("ignore")
         lowered = jax.jit(spec.build(), donate_argnums=spec.donate_argnums,
                           keep_unused=True).lower(*_abstract(spec))
         module = ir.Module.parse(lowered.as_text(debug_info=True))
@@ -72,12 +70,12 @@ def stablehlo_modules(draw: st.DrawFn, forms: tuple[str, ...] = ("pretty", "gene
                         op.attributes["sym_name"]).value == "main")
         ftype = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
         inputs, results = list(ftype.inputs), list(ftype.results)
-        old = list(main.attributes["arg_attrs"]) if "arg_attrs" in main.attributes else []
+        old = dict_attrs(main, "arg_attrs")
         taken: set[int] = set()
         dicts = []
         chosen: list[str] = []
         for i, t in enumerate(inputs):
-            attrs = {a.name: a.attr for a in ir.DictAttr(old[i])} if i < len(old) else {}
+            attrs = {a.name: a.attr for a in old[i]} if i < len(old) else {}
             choice = draw(st.sampled_from(("keep", "none", "donor", "alias")))
             if choice != "keep":
                 attrs.pop(BUFFER_DONOR, None)
@@ -105,6 +103,6 @@ def stablehlo_modules(draw: st.DrawFn, forms: tuple[str, ...] = ("pretty", "gene
                 chosen.append("-")
             dicts.append(ir.DictAttr.get(attrs))
         main.attributes["arg_attrs"] = ir.ArrayAttr.get(dicts)
-        text = module.operation.get_asm(enable_debug_info=debug_info,
-                                        print_generic_op_form=form == "generic")
+        text = str(module.operation.get_asm(enable_debug_info=debug_info,
+                                            print_generic_op_form=form == "generic"))
     return ModuleCase(text, spec, form, debug_info, tuple(chosen))

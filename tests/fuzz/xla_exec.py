@@ -28,10 +28,18 @@ import jax.extend
 import numpy as np
 from jax._src import compiler
 from jax._src.interpreters import mlir
-from jax._src.lib import xla_client as xc
-from jax._src.lib.mlir import ir
+from jax._src.lib import xla_client as xc  # pyright: ignore[reportPrivateImportUsage]
+from jaxlib.mlir import ir
 
 from tests.fuzz.xla_facts import parse_input_output_alias
+
+
+def dict_attrs(op: Any, name: str) -> list[Any]:
+    """The ``DictAttr`` elements of an op's array attribute (``arg_attrs``, ``res_attrs``)."""
+    if name not in op.attributes:
+        return []
+    array = ir.ArrayAttr(op.attributes[name])
+    return [ir.DictAttr(array[i]) for i in range(len(array))]
 
 MATERIALIZE = "bufferization.materialize_in_destination"
 
@@ -74,12 +82,11 @@ def strip_materialize(text: str) -> str:
             if op.operation.name != "func.func" or "arg_attrs" not in op.attributes:
                 continue
             dicts = []
-            for d in op.attributes["arg_attrs"]:
-                kept = {a.name: a.attr for a in ir.DictAttr(d)
-                        if not a.name.startswith("bufferization.")}
+            for d in dict_attrs(op, "arg_attrs"):
+                kept = {a.name: a.attr for a in d if not a.name.startswith("bufferization.")}
                 dicts.append(ir.DictAttr.get(kept))
             op.attributes["arg_attrs"] = ir.ArrayAttr.get(dicts)
-        return module.operation.get_asm(enable_debug_info=False)
+        return str(module.operation.get_asm(enable_debug_info=False))
 
 
 @dataclass
