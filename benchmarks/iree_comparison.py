@@ -5,8 +5,8 @@ overwrites a buffer still being read computes wrong numbers. For every single-de
 :mod:`benchmarks.catalogue` (at ``f32[n,n]``, default ``n=16``) and the oracle's extra cases
 (swap ``(b, a)``, fan-out ``(a+1, 2*a)``), IREE runs (1) JAX's own StableHLO, (2) the module
 after ``jax-use-donated-arguments`` (alias mode: pairs safe under XLA's data-dependence rule) and
-(3) the same core plan restricted to pairs safe when IREE fuses producers into the in-place
-kernel (``jax_use_donated.analysis.fusion``); each is compared with plain JAX.
+(3) after the pass with ``fusion-safe=true`` (pairs that stay safe when IREE fuses producers
+into the in-place kernel, ``jax_use_donated.analysis.fusion``); each is compared with plain JAX.
 
     python benchmarks/iree_comparison.py [--n 16]
 
@@ -48,7 +48,7 @@ def main() -> int:
         "",
         "Each cell: correct numbers? (donors aliased to a result).",
         "",
-        "| program | JAX greedy | ours, alias mode (XLA rule) | ours, fusion-safe pairs |",
+        "| program | JAX greedy | ours, alias mode (XLA rule) | ours, alias mode `fusion-safe=true` |",
         "|---|---|---|---|",
     ]
     wrong_ours = wrong_alias = wrong_greedy = 0
@@ -66,7 +66,7 @@ def main() -> int:
                     f"{_yes(r.ours_correct)} ({r.alias_pairs}) | "
                     f"{_yes(r.fusion_safe_correct)} ({r.fusion_safe_pairs}) |")
     rows += ["", f"Wrong numbers: JAX greedy {wrong_greedy} of {len(cases)}, ours in alias mode "
-                 f"{wrong_alias}, ours with fusion-safe pairs {wrong_ours}."]
+                 f"{wrong_alias}, ours with `fusion-safe=true` {wrong_ours}."]
     table = "\n".join(rows) + "\n"
     print(table)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -144,7 +144,7 @@ def report_for(owner: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Don
         arg = v.arg
         d = arg.index
         k = plan.pairs.get(d)
-        kept = record.jax_kept.get(d)
+        kept = record.fallback.kept_pairs.get(d)
         jax_kind, jax_value = record.jax_attrs.get(d, (None, None))
         jax_result: int | None = None
         jax_copy_free = False

@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import re
 import struct
+import weakref
 from collections.abc import Iterable
 from io import StringIO
 from typing import IO, cast
@@ -56,6 +57,9 @@ from xdsl.utils.exceptions import ParseError
 from xdsl.utils.hints import isa
 from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
+
+from dialects.stablehlo.constant import dense_text, float_format_of
+from dialects.stablehlo.float_format import float_to_bits, format_float_bits
 
 # xDSL 0.75's string-literal regex nests quantifiers (``(?:[^"...]+|...)*``): on an unterminated
 # literal it backtracks exponentially (a 30-character tail takes minutes; found by
@@ -95,6 +99,32 @@ def _float_bits_to_bytes(element_type: Attribute, value: float | int) -> bytes:
     return struct.pack(fmt, float(value))
 
 
+_RANGE_ENDS: dict[int, tuple[weakref.ref[FileLineColLoc], int, int]] = {}
+"""End (line, column) of the :class:`FileLineColLoc` objects that stand for a range, by
+``id``; each entry holds its location weakly and disappears with it."""
+
+
+def file_line_col_range(filename: str, line: int, column: int, end_line: int,
+                        end_column: int) -> FileLineColLoc:
+    """``loc("f.py":4:11 to 5:3)``: a new :class:`FileLineColLoc` for the start whose end is
+    remembered for printing (:func:`location_range_end`). An empty range is the plain point, as
+    in MLIR. Everything that reads locations sees an ordinary ``FileLineColLoc``."""
+    loc = FileLineColLoc(StringAttr(filename), IntAttr(line), IntAttr(column))
+    if (end_line, end_column) != (line, column):
+        key = id(loc)
+        ref = weakref.ref(loc, lambda _: _RANGE_ENDS.pop(key, None))
+        _RANGE_ENDS[key] = (ref, end_line, end_column)
+    return loc
+
+
+def location_range_end(loc: FileLineColLoc) -> tuple[int, int] | None:
+    """The (line, column) where the range ``loc`` ends, or ``None`` for a point location."""
+    entry = _RANGE_ENDS.get(id(loc))
+    if entry is None or entry[0]() is not loc:
+        return None
+    return entry[1], entry[2]
+
+
 class JaxTextParser(Parser):
     """xDSL's parser, extended for the MLIR text JAX prints (see the module docstring)."""
 
@@ -121,13 +151,12 @@ class JaxTextParser(Parser):
             col = self.parse_integer(False, False)
             if self.parse_optional_keyword("to") is None:
                 return FileLineColLoc(StringAttr(filename), IntAttr(line), IntAttr(col))
-            # xDSL 0.75 has no range location (its location classes are final): keep the
-            # start, which is what diagnostics print, and drop the end.
+            end_line = line
             if self.parse_optional_punctuation(":") is None:
-                self.parse_integer(False, False)
+                end_line = self.parse_integer(False, False)
                 self.parse_punctuation(":")
-            self.parse_integer(False, False)
-            return FileLineColLoc(StringAttr(filename), IntAttr(line), IntAttr(col))
+            end_col = self.parse_integer(False, False)
+            return file_line_col_range(filename, line, col, end_line, end_col)
         if token.kind == MLIRTokenKind.BARE_IDENT and token.text == "fused":
             self._consume_token(MLIRTokenKind.BARE_IDENT)
             metadata: Attribute = NoneAttr()
@@ -238,15 +267,70 @@ AttrParserElement = Parser._TensorLiteralElement  # pyright: ignore[reportPrivat
 
 
 class JaxTextPrinter(Printer):
-    """xDSL's printer, printing non-finite floats' bit patterns in upper-case hex as MLIR (and
-    therefore JAX) does: ``dense<0xFF800000>`` comes back exactly as it was read."""
+    """xDSL's printer, printing what MLIR (and therefore JAX) prints where xDSL differs:
 
-    def print_float(self, value: float, type: AnyFloat) -> None:
-        if math.isnan(value) or math.isinf(value):
-            raw = type.pack((value,))
-            self.print_string(f"0x{raw[::-1].hex().upper()}")
+    * multi-result ops as one result group, ``%0:2 = stablehlo.while(...)``, used as ``%0#1``
+      (results with distinct name hints, as xDSL tests write them, keep ``%a, %b = ...``);
+    * floats with LLVM's exact spelling (:mod:`dialects.stablehlo.float_format`) and float/int
+      ``dense<...>`` attributes from their raw bits (:func:`dense_text`), so NaN payloads
+      (``dense<0xFFFF> : tensor<f16>``) and every other bit survive, in generic form too;
+    * location ranges kept by the parser (:func:`location_range_end`):
+      ``loc("f.py":4:11 to :16)``.
+    """
+
+    # ---------------------------------------------------------------------- result groups
+    def _print_results(self, op: Operation) -> None:
+        results = op.results
+        if (len(results) < 2 or len({r.name_hint for r in results}) != 1
+                or any(r in self._ssa_values for r in results)):
+            super()._print_results(op)
+            return
+        hint = results[0].name_hint
+        if hint:
+            index = self.ssa_names.get(hint, 0)
+            name = f"{hint}_{index}" if index else hint
+            self.ssa_names[hint] = index + len(results)
         else:
+            name = self._get_new_valid_name_id()
+            for _ in results[1:]:  # keep xDSL's numbering of everything printed later
+                self._get_new_valid_name_id()
+        for i, result in enumerate(results):
+            self._ssa_values[result] = f"{name}#{i}"
+        self.print_string(f"%{name}:{len(results)} = ")
+
+    # ------------------------------------------------------------------------------ floats
+    def print_float(self, value: float, type: AnyFloat) -> None:
+        fmt = float_format_of(type)
+        if fmt is None:
             super().print_float(value, type)
+            return
+        self.print_string(format_float_bits(float_to_bits(value, fmt), fmt))
+
+    def print_attribute(self, attribute: Attribute) -> None:
+        if type(attribute) is DenseIntOrFPElementsAttr:
+            try:
+                text = dense_text(attribute)
+            except ValueError:  # an element type float_format does not know
+                pass
+            else:
+                self.print_string(text)
+                return
+        elif type(attribute) is FileLineColLoc:
+            end = location_range_end(attribute)
+            if end is not None:
+                self._print_location_range(attribute, *end)
+                return
+        super().print_attribute(attribute)
+
+    # --------------------------------------------------------------------------- locations
+    def _print_location_range(self, loc: FileLineColLoc, end_line: int, end_col: int) -> None:
+        """MLIR's ``FileLineColRange`` syntax: ``"f.py":4:11 to :16`` or ``... to 5:3``."""
+        with self.in_location():
+            self.print_attribute(loc.filename)
+            self.print_string(f":{loc.line.data}:{loc.column.data} to ")
+            if end_line != loc.line.data:
+                self.print_string(str(end_line))
+            self.print_string(f":{end_col}")
 
 
 def parse_module(ctx: Context, text: str | bytes, name: str = "<input>",

@@ -47,7 +47,8 @@ from jax_use_donated.adapters.jaxlib_ir import (
 )
 from jax_use_donated.analysis.errors import ALIASING_OUTPUT, BUFFER_DONOR, DonationError
 from jax_use_donated.analysis.model import FunctionModel, SourceLoc
-from jax_use_donated.analysis.plan import DonationPlan, Reason, plan_donation
+from jax_use_donated.analysis.plan import DonationPlan, plan_donation
+from jax_use_donated.analysis.xla_fallback import XlaFallback, xla_fallback
 from jax_use_donated.diagnostics import Diagnostic, DonationWarning
 from jax_use_donated.hlo_alias import executable_aliases
 
@@ -86,8 +87,8 @@ class LoweringRecord:
     buffer_donors: list[int]
     """Arguments left as ``jax.buffer_donor`` (``keep_unpaired_donors``): XLA may alias them."""
     removed: list[RemovedDonor] = field(default_factory=list)
-    jax_kept: dict[int, int] = field(default_factory=dict)
-    """Unpaired donors that keep JAX's own (copying) pair: argument -> result."""
+    fallback: XlaFallback = field(default_factory=XlaFallback)
+    """What unpaired donors keep for XLA (JAX's copying pair, or the buffer-donor mark)."""
     seconds: float = 0.0
     """Time the hook spent on this lowering (model, plan, diagnostics, rewrite)."""
 
@@ -390,14 +391,9 @@ class DonatingJit:
                     continue
                 reader = next((b.reader for b in v.blockers if b.reader is not None), None)
                 loc = reader.loc if reader is not None else SourceLoc()
-                kept = ""
-                if v.arg.index in record.buffer_donors:
-                    kept = ("; it stays a jax.buffer_donor, which XLA may reuse for an output "
-                            "of the same size")
-                elif v.arg.index in record.jax_kept:
-                    kept = (f"; it keeps JAX's pairing with result {record.jax_kept[v.arg.index]}"
-                            ", for which XLA inserts a copy")
-                problems.append(Diagnostic("warning", v.message + kept, loc))
+                note = record.fallback.notes.get(v.arg.index)
+                problems.append(Diagnostic("warning", v.message + (f"; {note}" if note else ""),
+                                           loc))
         if not problems:
             return
         fallback = f"jit({self._fun.__name__})" if hasattr(self._fun, "__name__") else where
@@ -500,27 +496,14 @@ def _analyse(module: Any, kwargs: dict[str, Any], keep_unpaired: bool,
             j = i - offset
             if 0 <= j < len(names) and names[j] and arg.loc.name is None:
                 arg.loc = SourceLoc(arg.loc.text, names[j])
-    # An unpaired donor keeps JAX's own pairing when that result is still free: XLA then
-    # copies, but the footprint never exceeds JAX's default (the copy may even land in an
-    # output buffer). The warning still names the blocking read.
-    taken = set(plan.pairs.values())
-    jax_kept: dict[int, int] = {}
-    for v in plan.verdicts:
-        kind, k = jax_attrs.get(v.arg.index, ("", None))
-        if (v.result is None and kind == ALIASING_OUTPUT and isinstance(k, int)
-                and k not in taken and not v.unused):
-            jax_kept[v.arg.index] = k
-            taken.add(k)
-    buffer_donors = [
-        v.arg.index for v in plan.verdicts if v.result is None and v.arg.index not in jax_kept and (
-            keep_unpaired
-            # JAX's own fallback for a donor with only other-shaped outputs of its size: keep
-            # it, so XLA may still reuse the buffer (never worse than JAX's default).
-            or (v.reason is Reason.NO_COMPATIBLE_RESULT
-                and jax_attrs.get(v.arg.index, ("", None))[0] == BUFFER_DONOR))
-    ]
-    return LoweringRecord(fn, plan, jax_attrs, result_names(main),
-                          {**plan.pairs, **jax_kept}, buffer_donors, removed, jax_kept)
+    fallback = xla_fallback(
+        plan,
+        {d: k for d, (attr, k) in jax_attrs.items() if attr == ALIASING_OUTPUT and isinstance(k, int)},
+        {d for d, (attr, _) in jax_attrs.items() if attr == BUFFER_DONOR},
+        keep_unpaired=keep_unpaired,
+    )
+    return LoweringRecord(fn, plan, jax_attrs, result_names(main), fallback.all_pairs(plan),
+                          fallback.buffer_donors, removed, fallback)
 
 
 def _unspecified_result_shardings(fn: FunctionModel) -> None:

@@ -90,7 +90,7 @@ func.func public @scatter(%a: tensor<8xf32> {jax.buffer_donor = true}, %idx: ten
 // -----
 
 // custom_call writes in place exactly where output_operand_aliases says so.
-// CHECK: k.py:2:3: warning: donated argument 'b' (%arg1: tensor<4xf32>) is not reused: every result of its type is written before its last read; result 0 is produced by stablehlo.custom_call at k.py:1:3 while stablehlo.custom_call at k.py:2:3 still reads it
+// CHECK: k.py:2:3: warning: donated argument 'b' (%arg1: tensor<4xf32>) is not reused: every result of its type is written before its last read; result 1 is produced by stablehlo.custom_call at k.py:2:3, which reads it and cannot write in place
 // CHECK-LABEL: func.func public @custom_call_alias
 // CHECK-SAME:    (%{{.*}}: tensor<4xf32> {tf.aliasing_output = 0 : i32}, %{{.*}}: tensor<4xf32>)
 func.func public @custom_call_alias(%a: tensor<4xf32> {jax.buffer_donor = true}, %b: tensor<4xf32> {jax.buffer_donor = true} loc("b")) -> (tensor<4xf32>, tensor<4xf32>) {

@@ -5,7 +5,7 @@
 // RUN: jax-donate-opt %s --allow-unregistered-dialect -p jax-use-donated-arguments 2>/dev/null | filecheck %s
 // RUN: jax-donate-opt %s --allow-unregistered-dialect -p jax-use-donated-arguments 2>&1 >/dev/null | filecheck %s --check-prefix=UNKNOWN
 // RUN: not jax-donate-opt %s -p jax-use-donated-arguments 2>&1 | filecheck %s --check-prefix=UNREGISTERED
-// UNKNOWN: warning: donated argument (%arg1: tensor<4xf32>) is not reused: every result of its type is written before its last read; result 0 is produced by stablehlo.add while mystery.kernel still reads it
+// UNKNOWN: warning: donated argument (%arg1: tensor<4xf32>) is not reused: every result of its type is written before its last read; result 1 is produced by mystery.kernel, which reads it and cannot write in place
 // UNREGISTERED: Operation mystery.kernel is not registered
 // CHECK-LABEL: func.func public @pretty_and_unknown
 // CHECK-SAME:    (%[[A:.*]]: tensor<4xf32> {tf.aliasing_output = 0 : i32}, %[[B:.*]]: tensor<4xf32>)

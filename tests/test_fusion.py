@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from jax_use_donated.analysis import plan_donation
-from jax_use_donated.analysis.fusion import fusion_safe_pairs
+from jax_use_donated.analysis.plan import Reason
 from tests.model_builder import FnBuilder
 
 
@@ -18,7 +18,13 @@ def test_transposed_read_in_the_cone_is_unsafe_elementwise_is_safe() -> None:
     fn = b.ret(r0, r1)
     pairs = plan_donation(fn, ordering="dataflow").pairs
     assert pairs == {0: 1, 1: 0}
-    assert fusion_safe_pairs(fn, pairs) == {0: 1}
+    fused = plan_donation(fn, ordering="dataflow", fusion_safe=True)
+    assert fused.pairs == {0: 1}
+    (blocked,) = fused.unpaired
+    assert blocked.reason is Reason.READ_AFTER_WRITE
+    fused_blocker = next(b for b in blocked.blockers if b.result == 0)
+    assert fused_blocker.fused and fused_blocker.writer is not None
+    assert fused_blocker.writer.name == "stablehlo.multiply"
 
 
 def test_returned_donor_and_elementwise_chains_stay() -> None:
@@ -29,7 +35,7 @@ def test_returned_donor_and_elementwise_chains_stay() -> None:
     y = b.op("stablehlo.multiply", x, x)
     fn = b.ret(y, c)
     pairs = plan_donation(fn, ordering="dataflow").pairs
-    assert fusion_safe_pairs(fn, pairs) == pairs == {0: 0, 1: 1}
+    assert plan_donation(fn, fusion_safe=True).pairs == pairs == {0: 0, 1: 1}
 
 
 def test_reduction_in_the_cone_is_unsafe() -> None:
@@ -40,7 +46,7 @@ def test_reduction_in_the_cone_is_unsafe() -> None:
     fn = b.ret(r)
     pairs = plan_donation(fn, ordering="dataflow").pairs
     assert pairs == {0: 0}
-    assert fusion_safe_pairs(fn, pairs) == {}
+    assert plan_donation(fn, fusion_safe=True).pairs == {}
 
 
 def test_dynamic_update_slice_of_the_donor_itself_is_safe() -> None:
@@ -51,7 +57,7 @@ def test_dynamic_update_slice_of_the_donor_itself_is_safe() -> None:
     new = b.op("stablehlo.dynamic_update_slice", cache, x, i, i)
     fn = b.ret(new)
     pairs = plan_donation(fn, ordering="dataflow").pairs
-    assert fusion_safe_pairs(fn, pairs) == pairs == {0: 0}
+    assert plan_donation(fn, fusion_safe=True).pairs == pairs == {0: 0}
     # ... but not when the update is computed from the cache through a non-elementwise op.
     b2 = FnBuilder()
     cache2 = b2.arg(donate=True)
@@ -61,4 +67,4 @@ def test_dynamic_update_slice_of_the_donor_itself_is_safe() -> None:
     fn2 = b2.ret(new2)
     pairs2 = plan_donation(fn2, ordering="dataflow").pairs
     assert pairs2 == {0: 0}
-    assert fusion_safe_pairs(fn2, pairs2) == {}
+    assert plan_donation(fn2, fusion_safe=True).pairs == {}

@@ -100,7 +100,7 @@ def test_fusion_duplicated_read_keeps_jax_pairing() -> None:
         warnings.simplefilter("always")
         ours = wrapper.lower(*program.args(N)).compile()
     record = wrapper.records[-1]
-    assert record.plan.pairs == {} and record.jax_kept == {0: 0}
+    assert record.plan.pairs == {} and record.fallback.kept_pairs == {0: 0}
     assert any("keeps JAX's pairing with result 0" in str(w.message) for w in caught)
 
     def footprint(c: object) -> int:

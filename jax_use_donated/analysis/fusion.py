@@ -70,8 +70,3 @@ def fusion_safe(fn: FunctionModel, live: Liveness, donor: int, result: int) -> b
             return False
     return True
 
-
-def fusion_safe_pairs(fn: FunctionModel, pairs: dict[int, int]) -> dict[int, int]:
-    """The subset of ``pairs`` (donor -> result) that :func:`fusion_safe` accepts."""
-    live = Liveness(fn)
-    return {d: k for d, k in pairs.items() if fusion_safe(fn, live, d, k)}

@@ -25,6 +25,7 @@ from enum import Enum
 from typing import Literal
 
 from jax_use_donated.analysis.errors import DonationError, arg_label, validate_function
+from jax_use_donated.analysis.fusion import fusion_safe as fusion_safe_pair
 from jax_use_donated.analysis.liveness import (
     REGION_USE,
     CopyAfter,
@@ -57,6 +58,9 @@ class Blocker:
     returned_in: int | None = None
     free_for: int | None = None
     """The donor that the result returns unchanged and so hosts for free."""
+    fused: bool = False
+    """Safe by data dependence, but a fusing backend would read the donor inside the kernel
+    that writes it (see :mod:`.fusion`)."""
 
 
 @dataclass
@@ -158,10 +162,13 @@ def fusion_fragile_bits(fn: FunctionModel, live: Liveness) -> int:
 class PairChecker:
     """Decides whether one donor can host one result without a copy."""
 
-    def __init__(self, fn: FunctionModel, liveness: Liveness, ordering: Ordering) -> None:
+    def __init__(self, fn: FunctionModel, liveness: Liveness, ordering: Ordering,
+                 fusion: bool = False) -> None:
         self.fn = fn
         self.live = liveness
         self.ordering = ordering
+        self.fusion = fusion
+        """Also require :func:`.fusion.fusion_safe` (backends with forced in-place results)."""
         self.bit_op: list[int] = sorted(liveness.read_bit, key=liveness.read_bit.__getitem__)
         """Reading op of each ancestor bit (bits are handed out in op order)."""
         self.fragile = fusion_fragile_bits(fn, liveness) if ordering == "dataflow" else 0
@@ -174,7 +181,8 @@ class PairChecker:
         ordering, a result produced by an op, a donor not returned)."""
         reads = self.live.reads[d]
         writer = self.live.writers[k]
-        if self.ordering == "dataflow" and not reads.returned_in and type(writer) is ProducedBy:
+        if (self.ordering == "dataflow" and not self.fusion and not reads.returned_in
+                and type(writer) is ProducedBy):
             p = writer.op
             pbit = self.live.read_bit.get(p)
             if pbit is None or not reads.bits >> pbit & 1:
@@ -183,6 +191,14 @@ class PairChecker:
 
     def blocker(self, d: int, k: int) -> Blocker | None:
         """``None`` when ``d -> k`` is safe, else what blocks it."""
+        b = self._ordering_blocker(d, k)
+        if b is None and self.fusion and not fusion_safe_pair(self.fn, self.live, d, k):
+            writer = self.live.writers[k]
+            op = self.fn.ops[writer.op] if isinstance(writer, ProducedBy) else None
+            return Blocker(k, None, op, fused=True)
+        return b
+
+    def _ordering_blocker(self, d: int, k: int) -> Blocker | None:
         reads = self.live.reads[d]
         writer = self.live.writers[k]
         if isinstance(writer, ViewOfArg):
@@ -301,7 +317,8 @@ class LazyEdges(Mapping[int, list[int]]):
             live = checker.live
             reads = live.reads[d]
             bits = reads.bits
-            fast = checker.ordering == "dataflow" and not reads.returned_in
+            fast = (checker.ordering == "dataflow" and not checker.fusion
+                    and not reads.returned_in)
             writers, anc, read_bit = live.writers, checker.anc, live.read_bit
             for k in self.candidates:
                 w = writers[k]
@@ -389,15 +406,18 @@ def plan_donation(
     fn: FunctionModel,
     ordering: Ordering = "dataflow",
     keep_existing_aliases: bool = False,
+    fusion_safe: bool = False,
 ) -> DonationPlan:
     """Pair ``fn``'s donors with its results; see the module docstring for the rules.
 
     With ``keep_existing_aliases`` the ``tf.aliasing_output`` pairs of the input are kept as
     they are and only checked: a mistyped or unsafe one raises :class:`DonationError`.
+    With ``fusion_safe`` a pair must also survive a backend that fuses the result's producers
+    into the kernel writing the donor in place (IREE): see :mod:`.fusion`.
     """
     validate_function(fn)
     live = Liveness(fn)
-    checker = PairChecker(fn, live, ordering)
+    checker = PairChecker(fn, live, ordering, fusion=fusion_safe)
     jax_pairs = jax_greedy_pairing(fn)
     existing = {
         a.index: a.donation.alias_index
@@ -466,6 +486,10 @@ def _placement_text(t: Arg | Result) -> str:
 
 
 def _blocker_text(b: Blocker) -> str:
+    if b.fused:
+        writer = b.writer.describe() if b.writer is not None else "its producer"
+        return (f"result {b.result} is produced by {writer}, and a fusing backend would read "
+                "it at other positions inside the kernel that overwrites it")
     if b.free_for is not None:
         return (f"result {b.result} returns donated %arg{b.free_for} unchanged, which hosts "
                 "it without a copy")
@@ -477,8 +501,10 @@ def _blocker_text(b: Blocker) -> str:
     reader = b.reader.describe() if b.reader is not None else "a read"
     if b.writer is None:
         return f"{reader} reads it, and result {b.result} is a copy that may run before that read"
-    return (f"result {b.result} is produced by {b.writer.describe()} while "
-            f"{reader} still reads it")
+    writer = b.writer.describe()
+    if reader == writer:
+        reader = f"another {reader}"  # two ops on one source line
+    return f"result {b.result} is produced by {writer} while {reader} still reads it"
 
 
 def _verdict(
@@ -514,8 +540,11 @@ def _verdict(
             verdict.message = f"{label} is not reused: " + _blocker_text(returned[0])
         else:
             verdict.reason = Reason.READ_AFTER_WRITE
+            # Name the result JAX would have given it, when there is one: the pairing the user
+            # expects and the one XLA would have had to copy for.
+            shown = next((b for b in blockers if b.result == verdict.jax_result), blockers[0])
             verdict.message = (f"{label} is not reused: every result of its type is written "
-                               "before its last read; " + _blocker_text(blockers[0]))
+                               "before its last read; " + _blocker_text(shown))
     else:
         owner = {k: d for d, k in pairs.items()}
         blocked = {b.result for b in blockers}

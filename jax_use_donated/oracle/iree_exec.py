@@ -3,8 +3,8 @@
 
 :func:`compare` runs one JAX program four ways: plain JAX (the reference), IREE on JAX's own
 StableHLO (greedy ``tf.aliasing_output``), IREE on the module after our
-``jax-use-donated-arguments`` pass (alias mode, XLA's data-dependence rule), and IREE on the
-core plan restricted to pairs that survive IREE's fusion (:mod:`..analysis.fusion`).
+``jax-use-donated-arguments`` pass (alias mode, XLA's data-dependence rule), and IREE after the
+pass with ``fusion-safe=true`` (pairs that survive IREE's fusion, :mod:`..analysis.fusion`).
 """
 
 from __future__ import annotations
@@ -13,12 +13,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, i32
 
-from jax_use_donated.adapters.xdsl_ir import build_function_model, functions_with_donors
-from jax_use_donated.analysis.errors import ALIASING_OUTPUT, BUFFER_DONOR
-from jax_use_donated.analysis.fusion import fusion_safe_pairs
-from jax_use_donated.analysis.plan import plan_donation
+from jax_use_donated.analysis.errors import ALIASING_OUTPUT
 from jax_use_donated.ir_text import parse_module, print_module
 from jax_use_donated.oracle.harness import xdsl_context
 from jax_use_donated.transforms.use_donated_arguments import JaxUseDonatedArguments
@@ -40,31 +36,12 @@ def run_iree(stablehlo_text: str, inputs: Sequence[np.ndarray]) -> list[np.ndarr
     return [np.asarray(o.to_host()) for o in outs]
 
 
-def ours(stablehlo_generic_text: str) -> str:
-    """Our pass in alias mode over JAX's module (generic form in, generic form out)."""
+def ours(stablehlo_generic_text: str, fusion_safe: bool = False) -> str:
+    """Our pass in alias mode over JAX's module (generic form in, generic form out); with
+    ``fusion_safe`` the pass's ``fusion-safe=true`` option for backends like IREE."""
     ctx = xdsl_context()
     module = parse_module(ctx, stablehlo_generic_text)
-    JaxUseDonatedArguments(mode="alias").apply(ctx, module)
-    return print_module(module, generic=True)
-
-
-def ours_fusion_safe(stablehlo_generic_text: str) -> str:
-    """The core's alias-mode plan (dataflow ordering), keeping only the pairs that stay safe
-    when IREE fuses producers into the in-place kernel (:mod:`..analysis.fusion`)."""
-    ctx = xdsl_context()
-    module = parse_module(ctx, stablehlo_generic_text)
-    for func in list(functions_with_donors(module)):
-        fn = build_function_model(func)
-        pairs = fusion_safe_pairs(fn, plan_donation(fn, ordering="dataflow").pairs)
-        given = func.arg_attrs.data if func.arg_attrs is not None else ()
-        attrs = [dict(given[i].data) if i < len(given) else {}
-                 for i in range(len(func.function_type.inputs.data))]
-        for i, d in enumerate(attrs):
-            d.pop(ALIASING_OUTPUT, None)
-            d.pop(BUFFER_DONOR, None)
-            if i in pairs:
-                d[ALIASING_OUTPUT] = IntegerAttr(pairs[i], i32)
-        func.arg_attrs = ArrayAttr([DictionaryAttr(d) for d in attrs])
+    JaxUseDonatedArguments(mode="alias", fusion_safe=fusion_safe).apply(ctx, module)
     return print_module(module, generic=True)
 
 
@@ -75,7 +52,7 @@ class IreeComparison:
     ours_correct: bool
     """Alias mode of ``jax-use-donated-arguments`` (pairs safe under XLA's rules)."""
     fusion_safe_correct: bool
-    """The same plan restricted to fusion-safe pairs."""
+    """Alias mode with ``fusion-safe=true``."""
     greedy_pairs: int = 0
     alias_pairs: int = 0
     fusion_safe_pairs: int = 0
@@ -107,7 +84,7 @@ def compare(name: str, fun: Callable[..., object], inputs: Sequence[object],
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         rewritten = ours(generic)
-        restricted = ours_fusion_safe(generic)
+        restricted = ours(generic, fusion_safe=True)
     return IreeComparison(name, correct(greedy), correct(rewritten), correct(restricted),
                           greedy.count(ALIASING_OUTPUT), rewritten.count(ALIASING_OUTPUT),
                           restricted.count(ALIASING_OUTPUT))

@@ -37,9 +37,10 @@ from jax_use_donated.adapters.xdsl_ir import (
     op_name,
 )
 from jax_use_donated.analysis.errors import ALIASING_OUTPUT, BUFFER_DONOR, DonationError
-from jax_use_donated.analysis.model import FunctionModel, SourceLoc
+from jax_use_donated.analysis.model import DonationKind, FunctionModel, SourceLoc
 from jax_use_donated.analysis.plan import DonationPlan, DonorVerdict, Ordering, Reason
 from jax_use_donated.analysis.plan import plan_donation as core_plan_donation
+from jax_use_donated.analysis.xla_fallback import XlaFallback, xla_fallback
 from jax_use_donated.diagnostics import Diagnostic, emit
 
 WRITABLE = "bufferization.writable"
@@ -150,7 +151,14 @@ class JaxUseDonatedArguments(ModulePass):
     * ``strict=true``: a donor that cannot be reused is an error instead of a warning;
     * ``remove-matched-outputs=true`` (materialize only): drop the materialized results from the
       function's signature, ``res_attrs`` and every ``func.call`` of it in the module (refused
-      when a call uses a dropped result).
+      when a call uses a dropped result);
+    * ``xla-fallback=true`` (alias only, output for XLA alone): an unpaired donor keeps JAX's
+      own ``tf.aliasing_output`` when that result is free (XLA inserts a copy, as with JAX's
+      default) and its ``jax.buffer_donor`` when no result has its type, exactly as the jit
+      hook does (:mod:`jax_use_donated.analysis.xla_fallback`);
+    * ``fusion-safe=true`` (alias only): pair only where a backend that takes aliases as forced
+      in-place results and fuses producers into that kernel (IREE) stays correct
+      (:mod:`jax_use_donated.analysis.fusion`).
     """
 
     name = "jax-use-donated-arguments"
@@ -160,6 +168,8 @@ class JaxUseDonatedArguments(ModulePass):
     keep_existing_aliases: bool = False
     strict: bool = False
     remove_matched_outputs: bool = False
+    xla_fallback: bool = False
+    fusion_safe: bool = False
 
     @property
     def ordering(self) -> Ordering:
@@ -173,35 +183,59 @@ class JaxUseDonatedArguments(ModulePass):
             raise PassFailedException(
                 f"{self.name}: remove-matched-outputs=true needs mode=materialize (in alias "
                 "mode the results stay in the signature and XLA aliases them)")
+        if self.mode != "alias" and (self.xla_fallback or self.fusion_safe):
+            raise PassFailedException(
+                f"{self.name}: xla-fallback and fusion-safe apply to mode=alias only")
+        if self.xla_fallback and self.fusion_safe:
+            raise PassFailedException(
+                f"{self.name}: xla-fallback keeps JAX's unsafe pairs, which a fusing backend "
+                "(fusion-safe=true) would compute wrongly; choose one")
         with _gc_paused():
             for func in list(functions_with_donors(op)):
-                fn, plan = plan_function(func, op, self.ordering, self.keep_existing_aliases)
-                self._report(fn, plan, func, op)
+                fn, plan = plan_function(func, op, self.ordering, self.keep_existing_aliases,
+                                         self.fusion_safe)
+                fallback = self._fallback(fn, plan)
+                self._report(fn, plan, func, op, fallback)
                 if self.mode == "alias":
-                    self._rewrite_alias(func, fn, plan)
+                    self._rewrite_alias(func, fn, plan, fallback)
                 else:
                     self._rewrite_materialize(func, fn, plan, op)
 
-    def _report(self, fn: FunctionModel, plan: DonationPlan, func: FuncOp, module: ModuleOp
-                ) -> None:
+    def _fallback(self, fn: FunctionModel, plan: DonationPlan) -> XlaFallback:
+        """What unpaired donors keep: for XLA (``xla-fallback``) JAX's choice, else nothing
+        but the ``keep-unpaired-donors`` mark."""
+        if not self.xla_fallback:
+            return xla_fallback(plan, {}, (), keep_unpaired=self.keep_unpaired_donors)
+        jax_aliases = {a.index: a.donation.alias_index for a in fn.donors
+                       if a.donation.kind is DonationKind.ALIASING_OUTPUT
+                       and a.donation.alias_index is not None}
+        jax_donors = {a.index for a in fn.donors if a.donation.kind is DonationKind.BUFFER_DONOR}
+        return xla_fallback(plan, jax_aliases, jax_donors, keep_unpaired=self.keep_unpaired_donors)
+
+    def _report(self, fn: FunctionModel, plan: DonationPlan, func: FuncOp, module: ModuleOp,
+                fallback: XlaFallback) -> None:
         unpaired = plan.unpaired
         if self.strict and unpaired:
             lines = "\n".join(f"  {v.message}" for v in unpaired)
             raise fail(f"strict donation: {len(unpaired)} donated argument(s) of @{fn.name} "
                        f"cannot be reused:\n{lines}", func, module)
         for verdict in unpaired:
-            emit(Diagnostic("warning", verdict.message, _verdict_loc(fn, verdict)))
+            note = fallback.notes.get(verdict.arg.index) if self.xla_fallback else None
+            message = verdict.message + (f"; {note}" if note else "")
+            emit(Diagnostic("warning", message, _verdict_loc(fn, verdict)))
 
-    def _rewrite_alias(self, func: FuncOp, fn: FunctionModel, plan: DonationPlan) -> None:
+    def _rewrite_alias(self, func: FuncOp, fn: FunctionModel, plan: DonationPlan,
+                       fallback: XlaFallback) -> None:
         attrs = _arg_attr_dicts(func)
+        pairs = fallback.all_pairs(plan)
         for arg in fn.donors:
             d = attrs[arg.index]
             d.pop(ALIASING_OUTPUT, None)
             d.pop(BUFFER_DONOR, None)
-            k = plan.pairs.get(arg.index)
+            k = pairs.get(arg.index)
             if k is not None:
                 d[ALIASING_OUTPUT] = IntegerAttr(k, i32)
-            elif self.keep_unpaired_donors:
+            elif arg.index in fallback.buffer_donors:
                 d[BUFFER_DONOR] = IntegerAttr.from_bool(True)
         _set_arg_attrs(func, attrs)
 
@@ -287,12 +321,13 @@ def _update_callers(func: FuncOp, gone: set[int], module: ModuleOp) -> None:
 
 
 def plan_function(func: FuncOp, module: ModuleOp, ordering: Ordering,
-                  keep_existing_aliases: bool) -> tuple[FunctionModel, DonationPlan]:
+                  keep_existing_aliases: bool, fusion_safe: bool = False
+                  ) -> tuple[FunctionModel, DonationPlan]:
     """Build the model of ``func`` and plan it; errors become anchored
     :class:`PassFailedException`s."""
     try:
         fn = build_function_model(func)
-        plan = core_plan_donation(fn, ordering, keep_existing_aliases)
+        plan = core_plan_donation(fn, ordering, keep_existing_aliases, fusion_safe)
     except DonationError as err:
         raise _from_donation_error(err, func, module) from None
     plans = _PLAN_SINK.get()

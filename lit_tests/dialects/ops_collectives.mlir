@@ -68,13 +68,13 @@ func.func private @dec(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
 // CHECK: %7 = stablehlo.create_token : !stablehlo.token
 // CHECK: %8 = stablehlo.after_all %t, %7 : !stablehlo.token
 // CHECK: %9 = "stablehlo.outfeed"(%x, %8) <{outfeed_config = ""}> : (tensor<4x4xf32>, !stablehlo.token) -> !stablehlo.token
-// CHECK: %10, %11 = "stablehlo.infeed"(%9) <{infeed_config = ""}> : (!stablehlo.token) -> (tensor<4x4xf32>, !stablehlo.token)
+// CHECK: {{%10:2|%10, %11}} = "stablehlo.infeed"(%9) <{infeed_config = ""}> : (!stablehlo.token) -> (tensor<4x4xf32>, !stablehlo.token)
 // CHECK: %12 = "stablehlo.send"(%x, %8) <{channel_handle = #stablehlo.channel_handle<handle = 5, type = 2>, is_host_transfer = true}> : (tensor<4x4xf32>, !stablehlo.token) -> !stablehlo.token
-// CHECK: %13, %14 = "stablehlo.recv"(%8) <{channel_handle = #stablehlo.channel_handle<handle = 5, type = 3>, is_host_transfer = true}> : (!stablehlo.token) -> (tensor<4x4xf32>, !stablehlo.token)
+// CHECK: {{%13:2|%13, %14}} = "stablehlo.recv"(%8) <{channel_handle = #stablehlo.channel_handle<handle = 5, type = 3>, is_host_transfer = true}> : (!stablehlo.token) -> (tensor<4x4xf32>, !stablehlo.token)
 // CHECK: %15 = stablehlo.custom_call @foo(%x) {api_version = 2 : i32, backend_config = "cfg", has_side_effect = true, output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [], operand_index = 0, operand_tuple_indices = []>]} : (tensor<4x4xf32>) -> tensor<4x4xf32>
-// CHECK: %16, %17 = stablehlo.custom_call @bar(%x, %t) {api_version = 4 : i32, backend_config = {mode = 65 : ui8}} : (tensor<4x4xf32>, !stablehlo.token) -> (tensor<4xf32>, !stablehlo.token)
+// CHECK: {{%16:2|%16, %17}} = stablehlo.custom_call @bar(%x, %t) {api_version = 4 : i32, backend_config = {mode = 65 : ui8}} : (tensor<4x4xf32>, !stablehlo.token) -> (tensor<4xf32>, !stablehlo.token)
 // CHECK: stablehlo.custom_call @"weird name"() : () -> ()
-// CHECK: %18, %19 = stablehlo.optimization_barrier %x, %t : tensor<4x4xf32>, !stablehlo.token
+// CHECK: {{%18:2|%18, %19}} = stablehlo.optimization_barrier %x, %t : tensor<4x4xf32>, !stablehlo.token
 // CHECK: %20 = stablehlo.tuple %x, %t : tuple<tensor<4x4xf32>, !stablehlo.token>
 // CHECK: %21 = stablehlo.get_tuple_element %20[1] : (tuple<tensor<4x4xf32>, !stablehlo.token>) -> !stablehlo.token
 // CHECK: %22 = "stablehlo.cross-replica-sum"(%x) <{replica_groups = dense<{{\[\[}}0, 1]]> : tensor<1x2xi64>}> : (tensor<4x4xf32>) -> tensor<4x4xf32>
@@ -91,4 +91,4 @@ func.func private @dec(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
 // CHECK: %f0 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
 // CHECK: %31 = stablehlo.rng %f0, %f0, %c, distribution = NORMAL : (tensor<f32>, tensor<f32>, tensor<2xi64>) -> tensor<2x2xf32>
 // CHECK: %f4 = stablehlo.constant dense<1.000000e+00> : tensor<4xf32>
-// CHECK: %32, %33, %34 = "stablehlo.batch_norm_training"(%x, %f4, %f4) <{epsilon = 1.000000e-03 : f32, feature_index = 1 : i64}> : (tensor<4x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<4x4xf32>, tensor<4xf32>, tensor<4xf32>)
+// CHECK: {{%32:3|%32, %33, %34}} = "stablehlo.batch_norm_training"(%x, %f4, %f4) <{epsilon = 1.000000e-03 : f32, feature_index = 1 : i64}> : (tensor<4x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<4x4xf32>, tensor<4xf32>, tensor<4xf32>)

@@ -110,7 +110,7 @@ module {
 // CHECK: %cst = stablehlo.constant dense<1.000000e+00> : tensor<f32>
 // CHECK: %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<4x4xf32>
 // CHECK: %1 = stablehlo.add %arg0, %0 : tensor<4x4xf32>
-// CHECK: %2, %3 = stablehlo.optimization_barrier %arg0, %1 : tensor<4x4xf32>, tensor<4x4xf32>
+// CHECK: {{%2:2|%2, %3}} = stablehlo.optimization_barrier %arg0, %1 : tensor<4x4xf32>, tensor<4x4xf32>
 // CHECK: %c = stablehlo.constant dense<[0, 2]> : tensor<2xi32>
 // CHECK: %c_1 = stablehlo.constant dense<0> : tensor<i32>
 // CHECK: %0 = stablehlo.broadcast_in_dim %c_1, dims = [] : (tensor<i32>) -> tensor<2xi32>

@@ -73,7 +73,7 @@ func.func private @dec() -> tensor<4xf32> {
 // CHECK: %10 = stablehlo.transpose %x, dims = [0] {mhlo.x = "y"} : (tensor<4xf32>) -> tensor<4xf32>
 // CHECK: %11 = stablehlo.custom_call @"odd target"(%x) {backend_config = "", called_computations = [@edge]} : (tensor<4xf32>) -> tensor<4xf32>
 // CHECK: %12 = stablehlo.composite "my.c" %x {decomposition = @dec} : (tensor<4xf32>) -> tensor<4xf32>
-// CHECK: %13, %14 = stablehlo.while(%iterArg = %x, %iterArg_1 = %i) : tensor<4xf32>, tensor<i32>
+// CHECK: {{%13:2|%13, %14}} = stablehlo.while(%iterArg = %x, %iterArg_1 = %i) : tensor<4xf32>, tensor<i32>
 // CHECK-NEXT: cond {
 // CHECK: %c = stablehlo.compare LT, %iterArg_1, %iterArg_1 : (tensor<i32>, tensor<i32>) -> tensor<i1>
 // CHECK: stablehlo.return %c : tensor<i1>

@@ -253,7 +253,7 @@ func.func @extra(%x: tensor<4x4xf32>, %p: tensor<i1>, %i: tensor<2x1xi32>, %s: t
 // CHECK: %0 = stablehlo.iota dim = 0 : tensor<4x4xi32>
 // CHECK: %cst = stablehlo.constant dense<0xFF800000> : tensor<f32>
 // CHECK: %c = stablehlo.constant dense<0> : tensor<i32>
-// CHECK: %1, %2 = stablehlo.reduce(%arg0 init: %cst), (%0 init: %c) across dimensions = [0] : (tensor<4x4xf32>, tensor<4x4xi32>, tensor<f32>, tensor<i32>) -> (tensor<4xf32>, tensor<4xi32>)
+// CHECK: {{%1:2|%1, %2}} = stablehlo.reduce(%arg0 init: %cst), (%0 init: %c) across dimensions = [0] : (tensor<4x4xf32>, tensor<4x4xi32>, tensor<f32>, tensor<i32>) -> (tensor<4xf32>, tensor<4xi32>)
 // CHECK-NEXT: reducer(%arg1: tensor<f32>, %arg3: tensor<f32>) (%arg2: tensor<i32>, %arg4: tensor<i32>)  {
 // CHECK: %3 = stablehlo.compare GT, %arg1, %arg3, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
 // CHECK: %4 = stablehlo.compare NE, %arg1, %arg1, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
@@ -268,7 +268,7 @@ func.func @extra(%x: tensor<4x4xf32>, %p: tensor<i1>, %i: tensor<2x1xi32>, %s: t
 // CHECK: %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
 // CHECK: %0 = stablehlo.reduce(%arg0 init: %cst) applies stablehlo.add across dimensions = [0] : (tensor<4x4xf32>, tensor<f32>) -> tensor<4xf32>
 // CHECK: %c = stablehlo.constant dense<0> : tensor<i32>
-// CHECK: %0, %1 = stablehlo.while(%iterArg = %c, %iterArg_1 = %arg0) : tensor<i32>, tensor<4x4xf32>
+// CHECK: {{%0:2|%0, %1}} = stablehlo.while(%iterArg = %c, %iterArg_1 = %arg0) : tensor<i32>, tensor<4x4xf32>
 // CHECK-NEXT: cond {
 // CHECK: %c_1 = stablehlo.constant dense<3> : tensor<i32>
 // CHECK: %2 = stablehlo.compare LT, %iterArg, %c_1, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
@@ -368,7 +368,7 @@ func.func @extra(%x: tensor<4x4xf32>, %p: tensor<i1>, %i: tensor<2x1xi32>, %s: t
 // CHECK: %m_2 = stablehlo.subtract %a_2, %b_2 : tensor<f32>
 // CHECK: stablehlo.return %m_2 : tensor<f32>
 // CHECK: %5 = stablehlo.reduce(%x init: %s) applies stablehlo.maximum across dimensions = [1] : (tensor<4x4xf32>, tensor<f32>) -> tensor<4xf32>
-// CHECK: %6, %7 = stablehlo.reduce(%x init: %s), (%x init: %s) across dimensions = [1] : (tensor<4x4xf32>, tensor<4x4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
+// CHECK: {{%6:2|%6, %7}} = stablehlo.reduce(%x init: %s), (%x init: %s) across dimensions = [1] : (tensor<4x4xf32>, tensor<4x4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
 // CHECK-NEXT: reducer(%a_3: tensor<f32>, %c_1: tensor<f32>) (%b_3: tensor<f32>, %d_1: tensor<f32>)  {
 // CHECK: %m_3 = stablehlo.add %a_3, %c_1 : tensor<f32>
 // CHECK: stablehlo.return %m_3, %b_3 : tensor<f32>, tensor<f32>
@@ -377,7 +377,7 @@ func.func @extra(%x: tensor<4x4xf32>, %p: tensor<i1>, %i: tensor<2x1xi32>, %s: t
 // CHECK: %xx = stablehlo.reshape %x : (tensor<4x4xf32>) -> tensor<1x4x4x1xf32>
 // CHECK: %9 = "stablehlo.dynamic_conv"(%xx, %w, %pad) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, window_strides = array<i64: 1, 1>}> : (tensor<1x4x4x1xf32>, tensor<4x4x1x1xf32>, tensor<2x2xi64>) -> tensor<1x?x?x1xf32>
 // CHECK: %10 = "stablehlo.batch_norm_inference"(%x, %f4, %f4, %f4, %f4) <{epsilon = 1.000000e-03 : f32, feature_index = 1 : i64}> : (tensor<4x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4x4xf32>
-// CHECK: %11, %12, %13 = "stablehlo.batch_norm_grad"(%x, %f4, %f4, %f4, %x) <{epsilon = 1.000000e-03 : f32, feature_index = 1 : i64}> : (tensor<4x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xf32>, tensor<4xf32>)
+// CHECK: {{%11:3|%11, %12, %13}} = "stablehlo.batch_norm_grad"(%x, %f4, %f4, %f4, %x) <{epsilon = 1.000000e-03 : f32, feature_index = 1 : i64}> : (tensor<4x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xf32>, tensor<4xf32>)
 // CHECK: %14 = "stablehlo.async_start"(%x) ({
 // CHECK: %g = "stablehlo.all_gather"(%ax) <{all_gather_dim = 1 : i64, replica_groups = dense<{{\[\[}}0, 1]]> : tensor<1x2xi64>}> : (tensor<4x4xf32>) -> tensor<4x8xf32>
 // CHECK: stablehlo.return %g : tensor<4x8xf32>
