@@ -41,7 +41,7 @@ import jax_use_donated as jud
 from benchmarks.catalogue import ALL, Program
 from jax_use_donated.adapters.jaxlib_ir import module_function
 from jax_use_donated.hlo_alias import aliases_from_hlo_text
-from jax_use_donated.jit import DonatingJit
+from jax_use_donated.jit_hook import DonatingJit
 
 QUICK_PROGRAMS = ("swap", "read_after_dot", "swap@auto")
 MAX_PAIRINGS = 400

@@ -8,17 +8,17 @@ from jax_use_donated.analysis.errors import DonationError
 from jax_use_donated.diagnostics import DonationWarning
 
 if TYPE_CHECKING:
-    from jax_use_donated.explain import DonationReport, DonorRow, explain
-    from jax_use_donated.jit import DonatingJit, jit
+    from jax_use_donated.jit_hook import DonatingJit, jit
+    from jax_use_donated.report import DonationReport, DonorRow, explain
 
 # The jit hook and the report import JAX (about 3 s); the opt driver, the xDSL pass and
 # `xdsl-opt`'s entry point import this package too and must not pay for it: load lazily.
 _LAZY = {
-    "DonatingJit": "jax_use_donated.jit",
-    "jit": "jax_use_donated.jit",
-    "DonationReport": "jax_use_donated.explain",
-    "DonorRow": "jax_use_donated.explain",
-    "explain": "jax_use_donated.explain",
+    "DonatingJit": "jax_use_donated.jit_hook",
+    "jit": "jax_use_donated.jit_hook",
+    "DonationReport": "jax_use_donated.report",
+    "DonorRow": "jax_use_donated.report",
+    "explain": "jax_use_donated.report",
 }
 
 

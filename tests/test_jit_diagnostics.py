@@ -16,7 +16,7 @@ from jax_use_donated.analysis import DonationError
 from jax_use_donated.diagnostics import collect_diagnostics
 
 # The package's ``jit`` attribute is the function; the module is reached by name.
-jit_module = importlib.import_module("jax_use_donated.jit")
+jit_module = importlib.import_module("jax_use_donated.jit_hook")
 
 
 def caught_warnings(fn: Any, *args: Any) -> tuple[Any, list[warnings.WarningMessage]]:

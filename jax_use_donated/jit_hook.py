@@ -27,7 +27,6 @@ import os
 import sys
 import threading
 import time
-import types
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
@@ -292,8 +291,8 @@ class DonatingJit:
         return self._jitted.eval_shape(*args, **kwargs)
 
     def explain(self, *args: Any, **kwargs: Any) -> Any:
-        """The :class:`~jax_use_donated.explain.DonationReport` for these arguments."""
-        from jax_use_donated.explain import report_for
+        """The :class:`~jax_use_donated.report.DonationReport` for these arguments."""
+        from jax_use_donated.report import report_for
 
         return report_for(self, args, kwargs)
 
@@ -540,15 +539,3 @@ def jit(fun: Callable[..., Any] | None = None, *, strict: bool = False,
                                  **jit_kwargs)
     return DonatingJit(fun, strict=strict, keep_unpaired_donors=keep_unpaired_donors,
                        **jit_kwargs)
-
-
-class _CallableModule(types.ModuleType):
-    """Importing the submodule ``jax_use_donated.jit`` makes the package attribute ``jit`` this
-    module (Python sets it after the import, over the lazily exported function): calling it
-    still means :func:`jit`."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return jit(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

@@ -13,8 +13,6 @@ The report is a :class:`DonationReport` (rows of :class:`DonorRow`), printable a
 
 from __future__ import annotations
 
-import sys
-import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -121,9 +119,9 @@ def _size(n: int | None) -> str:
 
 
 def report_for(owner: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> DonationReport:
-    """Lower ``owner`` (a :class:`~jax_use_donated.jit.DonatingJit`) for these arguments and
+    """Lower ``owner`` (a :class:`~jax_use_donated.jit_hook.DonatingJit`) for these arguments and
     describe the recorded plan."""
-    from jax_use_donated.jit import _RECORDS, _RECORDS_LOCK
+    from jax_use_donated.jit_hook import _RECORDS, _RECORDS_LOCK
 
     lowered = owner.lower(*args, **kwargs)
     if owner.fallback_reason is not None:
@@ -198,20 +196,7 @@ def _result_label(paths: list[str | None], k: int) -> str:
 def explain(fun: Callable[..., Any], *args: Any, **jit_kwargs: Any) -> DonationReport:
     """``jax_use_donated.jit(fun, **jit_kwargs).explain(*args)``; keyword arguments of ``fun``
     itself cannot be passed here (use the jitted function's ``.explain``)."""
-    from jax_use_donated.jit import DonatingJit
+    from jax_use_donated.jit_hook import DonatingJit
 
     wrapper = fun if isinstance(fun, DonatingJit) else DonatingJit(fun, **jit_kwargs)
     return wrapper.explain(*args)
-
-
-class _CallableModule(types.ModuleType):
-    """Importing the submodule ``jax_use_donated.explain`` makes the package attribute
-    ``explain`` this module (Python sets it after the import, over the lazily exported
-    function): calling it still means :func:`explain`."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> DonationReport:
-        return explain(*args, **kwargs)
-
-
-
-sys.modules[__name__].__class__ = _CallableModule
