@@ -3,20 +3,29 @@
 JAX's ``lowered.as_text(debug_info=True)`` uses syntax xDSL's builtin parser rejects or, worse,
 misreads. :class:`JaxTextParser` extends xDSL's :class:`~xdsl.parser.Parser` (no text rewriting):
 
-* location ranges ``loc("f.py":4:11 to :16)`` / ``loc("f.py":4:11 to 5:2)`` are read as their
-  start ``loc("f.py":4:11)`` (xDSL 0.75's location classes are final, so the end column cannot
-  be kept; locations never change a program's meaning);
+* location ranges ``loc("f.py":4:11 to :16)`` / ``loc("f.py":4:11 to 5:2)`` are read as an
+  ordinary ``FileLineColLoc`` for their start (what diagnostics and the adapters see; xDSL 0.75
+  has no range location, and code matching ``type(loc) is FileLineColLoc`` would miss a new
+  class); the end is remembered in a side table keyed by that attribute object
+  (:func:`location_range_end`, held weakly) and :class:`JaxTextPrinter` prints the range again.
+  A location rebuilt from its fields (``FileLineColLoc(...)``) is a point; a plain xDSL
+  ``Printer`` prints the start only;
 * ``fused<metadata>[...]`` locations keep their metadata;
 * ``#loc`` aliases used before their definition (JAX prints most of them after the module) are
   parsed as placeholders and resolved once the whole input is read; an alias never defined is
   a parse error;
 * hex-float elements in dense literals (``dense<0xFF800000> : tensor<f32>``, i.e. ``-inf``)
-  are read as bit patterns, as MLIR does; xDSL reads them as the integer 4286578688. Floats
-  whose bits cannot be represented exactly are refused with an error, never altered.
+  are read as bit patterns, as MLIR does; xDSL reads them as the integer 4286578688. Literals
+  xDSL cannot read at all (f16 ``0x7C00``, hex inside complex pairs) are read with the StableHLO
+  dialect's exact dense parser. Floats whose bits cannot be represented exactly are refused
+  with an error, never altered.
 
-xDSL's printer already prints non-finite floats as hex bit patterns, so a parse/print round trip
-keeps ``-inf`` and NaN. :func:`print_module` prints the ``dialect_resources`` section too
-(``Printer.print_op`` alone drops it).
+:class:`JaxTextPrinter` prints as MLIR does where xDSL's printer differs: result groups
+``%0:2 = stablehlo.while(...)`` used as ``%0#1`` (a group of K results takes K numbers, so later
+values keep xDSL's numbering), and floats and ``dense<...>`` attributes spelled bit-exactly from
+their bits by :mod:`dialects.stablehlo.float_format` in generic form too (NaN payloads kept).
+:func:`print_module` prints the ``dialect_resources`` section too (``Printer.print_op`` alone
+drops it).
 """
 
 from __future__ import annotations
@@ -58,7 +67,7 @@ from xdsl.utils.hints import isa
 from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
-from dialects.stablehlo.constant import dense_text, float_format_of
+from dialects.stablehlo.constant import dense_text, float_format_of, parse_dense_attr
 from dialects.stablehlo.float_format import float_to_bits, format_float_bits
 
 # xDSL 0.75's string-literal regex nests quantifiers (``(?:[^"...]+|...)*``): on an unterminated
@@ -117,8 +126,10 @@ def file_line_col_range(filename: str, line: int, column: int, end_line: int,
     return loc
 
 
-def location_range_end(loc: FileLineColLoc) -> tuple[int, int] | None:
-    """The (line, column) where the range ``loc`` ends, or ``None`` for a point location."""
+def location_range_end(loc: Attribute) -> tuple[int, int] | None:
+    """The (line, column) where the range ``loc`` ends, or ``None`` for anything else."""
+    if type(loc) is not FileLineColLoc:
+        return None
     entry = _RANGE_ENDS.get(id(loc))
     if entry is None or entry[0]() is not loc:
         return None
@@ -132,6 +143,7 @@ class JaxTextParser(Parser):
         super().__init__(ctx, input, name)
         self._pending: dict[str, Span] = {}
         self._dense_elements: list[AttrParserElement] | None = None
+        self._exact_dense = False
 
     # ----------------------------------------------------------------------------- locations
     def _parse_location(self) -> LocationAttr:
@@ -241,7 +253,13 @@ class JaxTextParser(Parser):
         self._dense_elements = []
         start = self._current_token.span
         try:
-            attr = super().parse_dense_int_or_fp_elements_attr(type)  # type: ignore[arg-type]
+            try:
+                attr = super().parse_dense_int_or_fp_elements_attr(type)  # type: ignore[arg-type]
+            except (OverflowError, struct.error, ParseError) as err:
+                # Hex bit patterns xDSL reads as numbers (too large for f16 ``0x7C00``; inside
+                # complex pairs ``(0x7FC00000,-0.0)``): read the literal with the StableHLO
+                # dialect's bit-exact dense parser, as MLIR prints it.
+                return self._parse_dense_exactly(start, err)
             elements = self._dense_elements
         finally:
             self._dense_elements = outer
@@ -261,6 +279,23 @@ class JaxTextParser(Parser):
         count = len(attr)
         data = b"".join(chunks) * count if len(chunks) == 1 and count != 1 else b"".join(chunks)
         return DenseIntOrFPElementsAttr(attr.type, BytesAttr(data))
+
+    def _parse_dense_exactly(self, start: Span, err: Exception) -> DenseIntOrFPElementsAttr:
+        """Re-read ``dense<...> : type`` (``start``: its ``<``) with :func:`parse_dense_attr`;
+        ``err`` (xDSL's failure) is raised again where that cannot help."""
+        content = self.lexer.input.content
+        before = content[:start.start].rstrip() if isinstance(content, str) else ""
+        if self._exact_dense or not before.endswith("dense"):
+            raise err
+        self._resume_from(len(before) - len("dense"))
+        self._exact_dense = True
+        try:
+            attr = parse_dense_attr(self)
+        finally:
+            self._exact_dense = False
+        if not isinstance(attr, DenseIntOrFPElementsAttr):
+            self.raise_error("expected a dense elements attribute", start)
+        return attr
 
 
 AttrParserElement = Parser._TensorLiteralElement  # pyright: ignore[reportPrivateUsage]
@@ -315,11 +350,9 @@ class JaxTextPrinter(Printer):
             else:
                 self.print_string(text)
                 return
-        elif type(attribute) is FileLineColLoc:
-            end = location_range_end(attribute)
-            if end is not None:
-                self._print_location_range(attribute, *end)
-                return
+        elif (end := location_range_end(attribute)) is not None:
+            self._print_location_range(cast(FileLineColLoc, attribute), *end)
+            return
         super().print_attribute(attribute)
 
     # --------------------------------------------------------------------------- locations

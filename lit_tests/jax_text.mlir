@@ -14,6 +14,7 @@
 // RUN: jax-donate-opt %s --print-op-generic --print-debuginfo | %roundtrip-jaxlib --generic | filecheck %s --check-prefix=IDENTITY
 // RUN: jax-donate-opt %s -p 'jax-use-donated-arguments{mode=materialize}' 2>&1 | filecheck %s --check-prefix=PROGRAM
 // RUN: jax-donate-opt %s -p jax-use-donated-arguments --donation-report 2>&1 >/dev/null | filecheck %s --check-prefix=REPORT
+// RUN: jax-donate-opt %s --print-op-generic --print-debuginfo | jax-donate-opt --print-debuginfo | filecheck %s --check-prefix=RANGE
 
 // The non-finite constants survive exactly (never as 4.28657869e+09).
 // CHECK-NOT: e+09
@@ -39,6 +40,10 @@
 // Without a pass, the module is unchanged: JAX's own pairing and every constant.
 // IDENTITY: arg_attrs = [{tf.aliasing_output = 0 : i32}, {tf.aliasing_output = 2 : i32}, {tf.aliasing_output = 1 : i32}]
 // IDENTITY-COUNT-3: value = dense<0xFF800000> : tensor<f32>
+
+// Location ranges keep their end through a generic/pretty round trip (as jaxlib prints them).
+// RANGE: loc("jit(step)/broadcast_in_dim"(callsite("step"("step.py":3:8 to :41) at
+// RANGE: loc("jit(step)"("<module>"("step.py":7:5 to :59)))
 
 // In block order (after bufferization) %y can host result 2.
 // PROGRAM: warning: donated argument 'x' (%arg0: tensor<4x4xf32>) is not reused: every result it could host is taken by another donor (%arg1 hosts result 2)

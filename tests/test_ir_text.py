@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from io import StringIO
 from typing import Any
 
 import pytest
@@ -21,7 +22,14 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError
 
 from jax_use_donated.driver import JaxDonateOptMain
-from jax_use_donated.ir_text import dense_float_bits, parse_module, print_module
+from jax_use_donated.ir_text import (
+    JaxTextPrinter,
+    dense_float_bits,
+    file_line_col_range,
+    location_range_end,
+    parse_module,
+    print_module,
+)
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
@@ -155,9 +163,43 @@ def test_location_ranges_and_trailing_aliases(ctx: Context) -> None:
     assert op is not None
     assert "callsite(" in str(op.location)
     assert isinstance(func.args[0].location, NameLoc)
+    assert location_range_end(func.location) == (4, 16)
     printed = print_module(module, debug_info=True)
-    assert 'loc(callsite("f.py":4:11 at "f.py":9:1))' in printed
+    assert 'loc(callsite("f.py":4:11 to :16 at "f.py":9:1 to 10:2))' in printed
+    assert '} loc("f.py":4:11 to :16)' in printed
     assert "#loc" not in printed
+    assert print_module(parse_module(ctx, printed), debug_info=True) == printed
+
+
+@pytest.mark.parametrize(
+    ("text", "end"),
+    [
+        ('"f.py":4:11 to :16', (4, 16)),
+        ('"f.py":4:11 to 5:3', (5, 3)),
+        ('"f.py":4:11', None),
+    ],
+)
+def test_location_range_keeps_its_end_and_reads_as_its_start(ctx: Context, text: str,
+                                                             end: tuple[int, int] | None) -> None:
+    module = parse_module(ctx, f'"test.op"() : () -> () loc({text})')
+    op = module.body.block.first_op
+    assert op is not None
+    # Everything reading locations (diagnostics) sees an ordinary point: the start.
+    assert type(op.location) is FileLineColLoc
+    assert op.location == FileLineColLoc(StringAttr("f.py"), IntAttr(4), IntAttr(11))
+    assert location_range_end(op.location) == end
+    assert f"loc({text})" in print_module(module, debug_info=True)
+    assert f"loc({text})" in print_module(module, debug_info=True, generic=True)
+
+
+def test_location_range_is_printed_as_mlir_does() -> None:
+    same_line = file_line_col_range("f.py", 4, 11, 4, 16)
+    assert location_range_end(same_line) == (4, 16)
+    assert location_range_end(file_line_col_range("f.py", 4, 11, 4, 11)) is None  # a point
+    assert location_range_end(FileLineColLoc(StringAttr("f.py"), IntAttr(4), IntAttr(11))) is None
+    out = StringIO()
+    JaxTextPrinter(stream=out).print_attribute(same_line)
+    assert out.getvalue() == 'loc("f.py":4:11 to :16)'  # MLIR omits the end line if unchanged
 
 
 def test_undefined_location_alias_is_a_parse_error(ctx: Context) -> None:
@@ -187,3 +229,116 @@ def test_dialect_resources_survive_printing(ctx: Context) -> None:
     printed = print_module(module, dialects=ctx.loaded_dialects)
     assert "dialect_resources" in printed
     assert 'blob1: "0x040000000000803F00000040"' in printed
+
+
+# ------------------------------------------------------------------ multi-result result groups
+def _two_results(x: Any, y: Any) -> Any:
+    a = jax.lax.fori_loop(0, 3, lambda i, c: c * y + jnp.max(c), x)
+    s1, s2 = jax.lax.sort((x[0], y[0]), num_keys=1)
+    m, i = jax.lax.reduce((x, y), (-jnp.inf, 0.0),
+                          lambda p, q: (jnp.maximum(p[0], q[0]), p[1] + q[1]), (0,))
+    return a, s1, s2, m, i
+
+
+def _ssa_neutral(text: str) -> list[str]:
+    """``text``'s lines with SSA value and block names replaced (their numbering differs)."""
+    text = text.replace('"builtin.module"', '"module"').replace("builtin.module", "module")
+    text = text.replace("func.return", "return")
+    return [re.sub(r"\^bb\d+", "^B", re.sub(r"%[\w$.]+", "%V", line))
+            for line in text.splitlines()]
+
+
+@pytest.mark.parametrize("generic", [False, True])
+def test_multi_result_ops_print_as_jaxlib_does(ctx: Context, generic: bool) -> None:
+    """while / sort / variadic reduce print ``%N:K = ...`` and are used as ``%N#i``; the text
+    equals jaxlib's own print (locations with ranges included) up to SSA numbering."""
+    from jax._src.interpreters import mlir
+    from jax._src.lib.mlir import ir  # pyright: ignore[reportPrivateImportUsage]
+
+    x = jnp.ones((4, 4), jnp.float32)
+    text = jax.jit(_two_results).lower(x, x).compiler_ir().operation.get_asm(
+        print_generic_op_form=generic, enable_debug_info=True)
+    printed = print_module(parse_module(ctx, text), debug_info=True, generic=generic)
+    assert re.search(r"%\d+:3 = \"?stablehlo\.while", printed)
+    assert re.search(r"%\d+:2 = \"?stablehlo\.sort", printed)
+    assert re.search(r"%\d+:2 = \"?stablehlo\.reduce", printed)
+    assert re.search(r"return\"?[( ]%\d+#2, %\d+#0, %\d+#1, %\d+#0, %\d+#1", printed)
+    assert " to :" in printed  # location ranges survive
+    with mlir.make_ir_context() as context:
+        context.allow_unregistered_dialects = False
+        module = ir.Module.parse(printed)
+        assert module.operation.verify()
+        theirs = module.operation.get_asm(print_generic_op_form=generic, enable_debug_info=True,
+                                          use_local_scope=True)
+    assert _ssa_neutral(printed) == _ssa_neutral(str(theirs))
+
+
+def test_result_group_names_and_distinct_hints(ctx: Context) -> None:
+    src = """
+    %0:2 = "test.op"() : () -> (i32, i32)
+    %big:2 = "test.op"() : () -> (i32, i32)
+    %a, %b = "test.op"() : () -> (i32, i32)
+    "test.op"(%0#1, %0#0, %big#1, %b) : (i32, i32, i32, i32) -> ()
+    %1 = "test.op"() : () -> i32
+    """
+    printed = print_module(parse_module(ctx, src), generic=True)
+    assert '%0:2 = "test.op"() : () -> (i32, i32)' in printed
+    assert '%big:2 = "test.op"()' in printed
+    # Results named apart (as xDSL tests write them) keep their own names.
+    assert '%a, %b = "test.op"()' in printed
+    assert '"test.op"(%0#1, %0#0, %big#1, %b)' in printed
+    # Later values keep xDSL's numbering (a group of K takes K numbers).
+    assert '%2 = "test.op"() : () -> i32' in printed
+    assert print_module(parse_module(ctx, printed), generic=True) == printed
+
+
+# ------------------------------------------------------------------------- exact float spelling
+_GENERIC_CONSTANTS = [
+    "dense<0xFFFF> : tensor<f16>",
+    "dense<[0x7C00, 0xFC00, 5.960460e-08, 3.332520e-01]> : tensor<4xf16>",
+    "dense<[0x7FC00001, 1.500000e+00]> : tensor<2xf32>",
+    "dense<[(0x7FC00000,-0.000000e+00), (1.500000e+00,2.000000e+00)]> : tensor<2xcomplex<f32>>",
+    "dense<1.401300e-45> : tensor<f32>",
+    "dense<3.40282347E+38> : tensor<f32>",
+    "dense<0x4CEB79A3> : tensor<f32>",
+    "dense<1.000440e-10> : tensor<3xbf16>",
+    "dense<0xFF80> : tensor<bf16>",
+    "dense<1.000000e-01> : tensor<f64>",
+    "dense<0xFFF0000000000000> : tensor<f64>",
+    "dense<2.000000e+00> : tensor<f8E4M3FN>",
+    "dense<[1, -2]> : tensor<2xi32>",
+    "dense<[true, false]> : tensor<2xi1>",
+]
+
+
+def _jaxlib_generic(text: str) -> str:
+    from jax._src.interpreters import mlir
+    from jax._src.lib.mlir import ir  # pyright: ignore[reportPrivateImportUsage]
+
+    with mlir.make_ir_context() as context:
+        context.allow_unregistered_dialects = True
+        return str(ir.Module.parse(text).operation.get_asm(print_generic_op_form=True))
+
+
+@pytest.mark.parametrize("literal", _GENERIC_CONSTANTS)
+def test_generic_dense_attributes_print_bit_exactly_as_mlir(ctx: Context, literal: str) -> None:
+    """Generic form goes through the attribute printer, not the constant op's: NaN payloads
+    (f16 ``0xFFFF`` stays ``0xFFFF``, never ``0xFE00``) and MLIR's digits are kept."""
+    src = f'"test.op"() {{v = {literal}}} : () -> ()'
+    module = parse_module(ctx, src)
+    printed = print_module(module, generic=True)
+    assert f"{{v = {literal}}}" in printed
+    assert printed.strip() == _jaxlib_generic(src).strip().replace('"module"', '"builtin.module"')
+    attr = module.body.block.first_op.attributes["v"]  # type: ignore[union-attr]
+    again = parse_module(ctx, printed).body.block.first_op.attributes["v"]  # type: ignore[union-attr]
+    assert isinstance(attr, DenseIntOrFPElementsAttr)
+    assert isinstance(again, DenseIntOrFPElementsAttr)
+    assert again.data.data == attr.data.data
+
+
+def test_float_attributes_use_mlir_spelling(ctx: Context) -> None:
+    src = ('"test.op"() {a = 1.000000e-01 : f32, b = 9.997550e-02 : f16, c = 0x7F800000 : f32, '
+           'd = array<f32: 1.500000e+00, 1.000000e-01>, e = 3.40282347E+38 : f32} : () -> ()')
+    printed = print_module(parse_module(ctx, src), generic=True)
+    assert src in printed
+    assert printed.strip() == _jaxlib_generic(src).strip().replace('"module"', '"builtin.module"')

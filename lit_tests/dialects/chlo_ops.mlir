@@ -150,7 +150,7 @@ func.func @misc(%x: tensor<4x16xf32>, %l: tensor<11x5xf32>, %r: tensor<3x5x7xf32
 // CHECK-LABEL: func.func @scan
 // JAXLIB-LABEL: func.func @scan
 func.func @scan(%xs: tensor<5x3xf32>, %c: tensor<3xf32>) -> (tensor<5x3xf32>, tensor<3xf32>) {
-  // CHECK-NEXT: %0, %1 = chlo.scan(%xs) inits (%c) dimension=0  attributes {is_reverse = true} {
+  // CHECK-NEXT: %0:2 = chlo.scan(%xs) inits (%c) dimension=0  attributes {is_reverse = true} {
   // CHECK-NEXT: ^bb0(%input: tensor<3xf32>, %carry: tensor<3xf32>):
   // CHECK-NEXT:   %2 = stablehlo.add %input, %carry : tensor<3xf32>
   // CHECK-NEXT:   stablehlo.return %2, %2 : tensor<3xf32>, tensor<3xf32>

@@ -1,6 +1,9 @@
 // RUN: xdsl-opt --split-input-file %s | xdsl-opt --split-input-file | filecheck %s
-// Generic form is not round-tripped here: xDSL's generic printer re-encodes float
-// payloads (f16 0xFFFF -> 0xFE00); the pretty form keeps every bit.
+// RUN: jax-donate-opt %s --print-op-generic | jax-donate-opt | filecheck %s
+// RUN: jax-donate-opt %s --print-op-generic | jax-donate-opt --print-op-generic | filecheck %s --check-prefix=GENERIC
+// Generic form goes through jax-donate-opt's printer (jax_use_donated/ir_text.py), which spells
+// dense attributes from their bits as MLIR does: plain xDSL's generic printer re-encodes float
+// payloads (f16 0xFFFF -> 0xFE00). GENERIC lines are jaxlib's generic printing.
 // Round trip of stablehlo.constant (hex floats, NaN payloads, denormals, splats, hex blobs
 // over 100 elements). Inputs and CHECK lines are
 // jaxlib's own printing (tests/test_stablehlo_dialect.py re-checks them against jaxlib).
@@ -57,3 +60,20 @@ func.func @constants() {
 // CHECK: %c9 = stablehlo.constant dense<[(0x7FC00000,-0.000000e+00), (1.500000e+00,2.000000e+00)]> : tensor<2xcomplex<f32>>
 // CHECK: %c10 = stablehlo.constant dense<0xFFF0000000000000> : tensor<f64>
 // CHECK: %c11 = stablehlo.constant dense<0x4CEB79A3> : tensor<f32>
+
+// GENERIC: "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
+// GENERIC: "stablehlo.constant"() <{value = dense<[1.000000e+00, 0x7FC00000, 0x7F800000, -0.000000e+00]> : tensor<4xf32>}>
+// GENERIC: "stablehlo.constant"() <{value = dense<(1.000000e+00,2.000000e+00)> : tensor<complex<f32>>}>
+// GENERIC: "stablehlo.constant"() <{value = dense<1.000440e-10> : tensor<3xbf16>}>
+// GENERIC: "stablehlo.constant"() <{value = dense<1.000000e-01> : tensor<f64>}>
+// GENERIC: "stablehlo.constant"() <{value = dense<0xFFFF> : tensor<f16>}> : () -> tensor<f16>
+// GENERIC: "stablehlo.constant"() <{value = dense<1> : tensor<i64>}> {mhlo.x = 1 : i32} : () -> tensor<i64>
+// GENERIC: "stablehlo.constant"() <{value = dense<3.40282347E+38> : tensor<f32>}>
+// GENERIC: "stablehlo.constant"() <{value = dense<1.401300e-45> : tensor<f32>}>
+// GENERIC: "stablehlo.constant"() <{value = dense<[0x7FC00001, 1.500000e+00]> : tensor<2xf32>}>
+// GENERIC: "stablehlo.constant"() <{value = dense<2.000000e+00> : tensor<f8E4M3FN>}>
+// GENERIC: %big = "stablehlo.constant"() <{value = dense<"0x0000003F0000C03F
+// GENERIC: "stablehlo.constant"() <{value = dense<[0x7C00, 0xFC00, 5.960460e-08, 3.332520e-01]> : tensor<4xf16>}>
+// GENERIC: "stablehlo.constant"() <{value = dense<[(0x7FC00000,-0.000000e+00), (1.500000e+00,2.000000e+00)]> : tensor<2xcomplex<f32>>}>
+// GENERIC: "stablehlo.constant"() <{value = dense<0xFFF0000000000000> : tensor<f64>}>
+// GENERIC: "stablehlo.constant"() <{value = dense<0x4CEB79A3> : tensor<f32>}>

@@ -359,7 +359,7 @@ func.func @extra(%x: tensor<4x4xf32>, %p: tensor<i1>, %i: tensor<2x1xi32>, %s: t
 // CHECK: %1 = "stablehlo.map"(%x, %x) <{dimensions = array<i64: 0, 1>}> ({
 // CHECK: %m = stablehlo.multiply %a, %b : tensor<f32>
 // CHECK: stablehlo.return %m : tensor<f32>
-// CHECK: %2, %3 = "stablehlo.reduce_window"(%x, %x, %s, %s) <{padding = dense<{{\[\[}}1, 0], [0, 1]]> : tensor<2x2xi64>, window_dimensions = array<i64: 2, 2>}> ({
+// CHECK: {{%2:2|%2, %3}} = "stablehlo.reduce_window"(%x, %x, %s, %s) <{padding = dense<{{\[\[}}1, 0], [0, 1]]> : tensor<2x2xi64>, window_dimensions = array<i64: 2, 2>}> ({
 // CHECK: %m_1 = stablehlo.maximum %a_1, %c : tensor<f32>
 // CHECK: %n_1 = stablehlo.minimum %b_1, %d : tensor<f32>
 // CHECK: stablehlo.return %m_1, %n_1 : tensor<f32>, tensor<f32>
