@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from jax_use_donated.analysis import plan_donation
-from jax_use_donated.analysis.plan import Reason
+from jax_use_donated.analysis.liveness import Liveness
+from jax_use_donated.analysis.plan import PairChecker, Reason
 from tests.model_builder import FnBuilder
 
 
@@ -22,8 +23,10 @@ def test_transposed_read_in_the_cone_is_unsafe_elementwise_is_safe() -> None:
     assert fused.pairs == {0: 1}
     (blocked,) = fused.unpaired
     assert blocked.reason is Reason.READ_AFTER_WRITE
-    fused_blocker = next(b for b in blocked.blockers if b.result == 0)
-    assert fused_blocker.fused and fused_blocker.writer is not None
+    checker = PairChecker(fn, Liveness(fn), "dataflow", fusion=True)
+    fused_blocker = checker.blocker(1, 0)
+    assert fused_blocker is not None and fused_blocker.fused
+    assert fused_blocker.writer is not None
     assert fused_blocker.writer.name == "stablehlo.multiply"
 
 

@@ -74,6 +74,8 @@ class DonorVerdict:
     """The result JAX's greedy pairing gave it (``None``: none, or XLA decides)."""
     unused: bool = False
     blockers: list[Blocker] = field(default_factory=list)
+    """What the message names (``READ_AFTER_WRITE``, ``RETURNED``); other candidates' blockers
+    come from :meth:`PairChecker.blocker`."""
     rivals: list[tuple[int, int]] = field(default_factory=list)
     """For ``OUTNUMBERED``: ``(other donor, result)`` pairs holding its candidate results."""
     message: str = ""
@@ -306,13 +308,14 @@ class LazyEdges(Mapping[int, list[int]]):
         self.candidates = candidates
         self.preferred = preferred
         self.full: dict[int, list[int]] = {}
-        self.blockers: dict[int, list[Blocker]] = {}
+        self.blocked: dict[int, list[int]] = {}
+        """Donor -> its unsafe candidates (blockers are built only for verdicts)."""
         self._single: dict[tuple[int, int], bool] = {}
 
     def __getitem__(self, d: int) -> list[int]:
         if d not in self.full:
             safe: list[int] = []
-            blocked: list[Blocker] = []
+            blocked: list[int] = []
             checker = self.checker
             live = checker.live
             reads = live.reads[d]
@@ -326,24 +329,14 @@ class LazyEdges(Mapping[int, list[int]]):
                     # Inlined is_safe / _produced_blocker_bits: the hot loop of large programs.
                     pbit = read_bit.get(w.op)
                     if pbit is None or not bits >> pbit & 1:
-                        if not bits & ~anc[w.op]:
-                            safe.append(k)
-                        else:
-                            blocker = checker._produced_blocker_bits(d, k, w.op, w.result)
-                            assert blocker is not None
-                            blocked.append(blocker)
+                        (safe if not bits & ~anc[w.op] else blocked).append(k)
                         continue
-                if checker.is_safe(d, k):
-                    safe.append(k)
-                else:
-                    b = checker.blocker(d, k)
-                    assert b is not None
-                    blocked.append(b)
+                (safe if checker.is_safe(d, k) else blocked).append(k)
             pref = self.preferred.get(d)
             if pref in safe:
                 safe.remove(pref)
                 safe.insert(0, pref)
-            self.full[d], self.blockers[d] = safe, blocked
+            self.full[d], self.blocked[d] = safe, blocked
         return self.full[d]
 
     def __iter__(self) -> Iterator[int]:
@@ -443,18 +436,19 @@ def plan_donation(
             results_by_key.setdefault(compat_key(res), []).append(res.index)
 
     pairs = dict(fixed)
-    blockers: dict[int, list[Blocker]] = {}
+    blocked: dict[int, list[int]] = {}
     for key, donors in classes.items():
         candidates = results_by_key.get(key, []) if key is not None else []
         edges = LazyEdges(checker, candidates, preferred)
         pairs.update(max_matching(donors, edges, preferred, edges.is_edge))
         for d in donors:
             if d not in pairs:
-                edges[d]  # every candidate checked: the verdict lists all blockers
-            blockers[d] = edges.blockers.get(d, [])
+                edges[d]  # every candidate checked: the verdict needs them all
+                blocked[d] = edges.blocked[d]
 
     verdicts = [
-        _verdict(fn, live, arg, pairs, blockers.get(arg.index, []), results_by_key, jax_pairs)
+        _verdict(fn, live, checker, arg, pairs, blocked.get(arg.index, []), results_by_key,
+                 jax_pairs)
         for arg in fn.donors
     ]
     return DonationPlan(fn.name, dict(sorted(pairs.items())), verdicts, jax_pairs, ordering)
@@ -510,16 +504,17 @@ def _blocker_text(b: Blocker) -> str:
 def _verdict(
     fn: FunctionModel,
     live: Liveness,
+    checker: PairChecker,
     arg: Arg,
     pairs: dict[int, int],
-    blockers: list[Blocker],
+    blocked: list[int],
     results_by_key: dict[object, list[int]],
     jax_pairs: dict[int, int],
 ) -> DonorVerdict:
     reads = live.reads[arg.index]
     unused = not reads.positions and not reads.returned_in
     verdict = DonorVerdict(arg, pairs.get(arg.index), Reason.PAIRED, jax_pairs.get(arg.index),
-                           unused=unused, blockers=blockers)
+                           unused=unused)
     name = f"'{arg.loc.name}' " if arg.loc.name else ""
     label = f"donated argument {name}(%arg{arg.index}: {arg.type_text})"
     if verdict.result is not None:
@@ -533,22 +528,29 @@ def _verdict(
         verdict.message = (f"{label} is not reused: no result has type {arg.type_text}"
                            f"{' with the same placement' if _placement_text(arg) else ''}"
                            f"{unused_note}")
-    elif blockers and len(blockers) == len(candidates):
-        returned = [b for b in blockers if b.returned_in is not None]
-        if returned:
+    elif blocked and len(blocked) == len(candidates):
+        returned = None
+        if reads.returned_in:
+            returned = next((b for b in map(lambda k: checker.blocker(arg.index, k), blocked)
+                             if b is not None and b.returned_in is not None), None)
+        if returned is not None:
             verdict.reason = Reason.RETURNED
-            verdict.message = f"{label} is not reused: " + _blocker_text(returned[0])
+            verdict.blockers = [returned]
+            verdict.message = f"{label} is not reused: " + _blocker_text(returned)
         else:
             verdict.reason = Reason.READ_AFTER_WRITE
             # Name the result JAX would have given it, when there is one: the pairing the user
             # expects and the one XLA would have had to copy for.
-            shown = next((b for b in blockers if b.result == verdict.jax_result), blockers[0])
+            k = verdict.jax_result if verdict.jax_result in blocked else blocked[0]
+            shown = checker.blocker(arg.index, k)
+            assert shown is not None
+            verdict.blockers = [shown]
             verdict.message = (f"{label} is not reused: every result of its type is written "
                                "before its last read; " + _blocker_text(shown))
     else:
         owner = {k: d for d, k in pairs.items()}
-        blocked = {b.result for b in blockers}
-        verdict.rivals = [(owner[k], k) for k in candidates if k not in blocked and k in owner]
+        unsafe = set(blocked)
+        verdict.rivals = [(owner[k], k) for k in candidates if k not in unsafe and k in owner]
         verdict.reason = Reason.OUTNUMBERED
         held = ", ".join(f"%arg{d} hosts result {k}" for d, k in verdict.rivals)
         verdict.message = (f"{label} is not reused: every result it could host is taken by "
