@@ -33,6 +33,9 @@ from jax_use_donated.analysis.errors import (
 )
 from jax_use_donated.analysis.liveness import Liveness
 from jax_use_donated.analysis.model import (
+    LAYOUT_ATTR,
+    MEMORY_KIND_ATTR,
+    SHARDING_ATTRS,
     Arg,
     Donation,
     DonationKind,
@@ -45,9 +48,6 @@ from jax_use_donated.analysis.model import (
     ValueId,
 )
 
-SHARDING_ATTRS = ("mhlo.sharding", "sdy.sharding")
-MEMORY_KIND_ATTR = "mhlo.memory_kind"
-LAYOUT_ATTR = "mhlo.layout_mode"
 RESULT_INFO_ATTR = "jax.result_info"
 
 _NAME_LOC = re.compile(r'^loc\("((?:[^"\\]|\\.)*)"\)$')

@@ -47,6 +47,9 @@ from jax_use_donated.analysis.errors import (
 )
 from jax_use_donated.analysis.liveness import Liveness
 from jax_use_donated.analysis.model import (
+    LAYOUT_ATTR,
+    MEMORY_KIND_ATTR,
+    SHARDING_ATTRS,
     Arg,
     Donation,
     FunctionModel,
@@ -57,10 +60,6 @@ from jax_use_donated.analysis.model import (
     TensorInfo,
     ValueId,
 )
-
-SHARDING_ATTRS = ("mhlo.sharding", "sdy.sharding")
-MEMORY_KIND_ATTR = "mhlo.memory_kind"
-LAYOUT_ATTR = "mhlo.layout_mode"
 
 # ------------------------------------------------------------------------------- types
 

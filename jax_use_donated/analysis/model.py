@@ -62,9 +62,16 @@ class TensorInfo:
         return (count * self.element_bits + 7) // 8
 
 
+SHARDING_ATTRS = ("mhlo.sharding", "sdy.sharding")
+MEMORY_KIND_ATTR = "mhlo.memory_kind"
+LAYOUT_ATTR = "mhlo.layout_mode"
+"""The argument and result attributes that make up a :class:`Placement`."""
+
+
 @dataclass(frozen=True)
 class Placement:
-    """Attributes besides the type that must be identical for a donor to host a result."""
+    """Attributes besides the type that must be identical for a donor to host a result
+    (read from :data:`SHARDING_ATTRS`, :data:`MEMORY_KIND_ATTR` and :data:`LAYOUT_ATTR`)."""
 
     sharding: str | None = None
     memory_kind: str | None = None
