@@ -32,7 +32,7 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.dialects.utils import EnumAttribute, StrEnum
+from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import (
     Attribute,
     Dialect,
@@ -64,6 +64,7 @@ from xdsl.printer import Printer
 from xdsl.traits import Commutative, OpTrait, Pure, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
+from dialects.stablehlo.attributes import ComparisonDirection, ComparisonType, Precision
 from dialects.stablehlo.traits import (
     CompatibleOperandsAndResultType,
     Elementwise,
@@ -106,35 +107,7 @@ def _dims_compatible(a: int, b: int) -> bool:
 
 
 # ------------------------------------------------------------------------------ enums
-class ComparisonDirection(StrEnum):
-    """``#chlo<comparison_direction EQ>``."""
-
-    EQ = "EQ"
-    NE = "NE"
-    GE = "GE"
-    GT = "GT"
-    LE = "LE"
-    LT = "LT"
-
-
-class ComparisonType(StrEnum):
-    """``#chlo<comparison_type FLOAT>``."""
-
-    NOTYPE = "NOTYPE"
-    FLOAT = "FLOAT"
-    TOTALORDER = "TOTALORDER"
-    SIGNED = "SIGNED"
-    UNSIGNED = "UNSIGNED"
-
-
-class Precision(StrEnum):
-    """``#chlo<precision DEFAULT>``."""
-
-    DEFAULT = "DEFAULT"
-    HIGH = "HIGH"
-    HIGHEST = "HIGHEST"
-
-
+# The value sets are StableHLO's; CHLO spells them ``#chlo<comparison_direction EQ>`` etc.
 @irdl_attr_definition
 class ComparisonDirectionAttr(EnumAttribute[ComparisonDirection], SpacedOpaqueSyntaxAttribute):
     name = "chlo.comparison_direction"
