@@ -286,3 +286,86 @@ def test_read_donation_accepts_well_formed() -> None:
 def test_jax_greedy_pairing_is_in_order() -> None:
     b = swap()
     assert jax_greedy_pairing(b.ret()) == {0: 0, 1: 1}
+
+
+def test_while_takes_carries_at_entry_so_a_donor_in_two_carries_hosts_one() -> None:
+    """``while(%x, %x)``: the loop copies its carries at entry, so ``%x`` may become carry 0's
+    buffer (and result 0) although carry 1 reads it too; JAX's pair is kept."""
+    b = FnBuilder()
+    x = b.arg(alias=0)
+    r = b.ops_multi("stablehlo.while", x, x, result_types=[tensor(), tensor()])
+    y = b.op("stablehlo.multiply", r[1], r[1])
+    plan = plan_donation(b.ret(r[0], y))
+    assert plan.pairs == {0: 0}
+    # An elementwise op reads every operand while it writes: still at its in-place positions
+    # only (a dynamic_update_slice reading the donor as its update cannot host it).
+    b2 = FnBuilder()
+    x2 = b2.arg(donate=True)
+    i = b2.arg(t=tensor("", "i32"))
+    y2 = b2.op("stablehlo.dynamic_update_slice", x2, x2, i, i)
+    assert plan_donation(b2.ret(y2)).pairs == {}
+
+
+def test_a_donor_prefers_the_result_of_the_op_that_overwrites_it() -> None:
+    """``%r = dynamic_update_slice %arg0``; ``return %e, %r``: both results are safe for
+    ``%arg0``, JAX takes result 0, ours result 1, which also spares XLA's copy of ``%arg0``."""
+    b = FnBuilder()
+    cache = b.arg(donate=True)
+    upd = b.arg(t=tensor("1x4"))
+    i = b.arg(t=tensor("", "i32"))
+    e = b.op("stablehlo.negate", b.arg())
+    r = b.op("stablehlo.dynamic_update_slice", cache, upd, i, i)
+    plan = plan_donation(b.ret(e, r))
+    assert plan.jax_pairs == {0: 0}
+    assert plan.pairs == {0: 1}
+
+
+def test_dead_ops_do_not_read_the_donor() -> None:
+    """``%0 = negate %arg0`` used only by a dead reshape does not keep ``%arg0`` alive past the
+    op that produces the result (finding P1); a live use still does."""
+    b = FnBuilder()
+    x = b.arg(donate=True)
+    y = b.op("stablehlo.minimum", x, x)
+    dead = b.op("stablehlo.negate", x)
+    b.op("stablehlo.reshape", dead, result_types=[tensor("16")])
+    assert plan_donation(b.ret(y)).pairs == {0: 0}
+    b2 = FnBuilder()
+    x2 = b2.arg(donate=True)
+    y2 = b2.op("stablehlo.minimum", x2, x2)
+    live = b2.op("stablehlo.negate", x2)
+    plan = plan_donation(b2.ret(y2, live))
+    assert plan.pairs == {} and plan.verdicts[0].reason is Reason.READ_AFTER_WRITE
+    # A custom call may have side effects: never dead.
+    b3 = FnBuilder()
+    x3 = b3.arg(donate=True)
+    y3 = b3.op("stablehlo.negate", b3.arg())
+    b3.op("stablehlo.custom_call", x3)
+    z3 = b3.op("stablehlo.add", y3, y3)
+    assert plan_donation(b3.ret(z3)).pairs == {}
+
+
+def test_xla_size_matching_is_simulated_and_unsafe_buffer_donors_are_dropped() -> None:
+    from jax_use_donated.analysis.xla_fallback import xla_fallback, xla_size_matching
+
+    # Largest first, stable in parameter / output order, equal sizes only.
+    assert xla_size_matching([(0, 64), (1, 16), (2, 64)], [(0, 16), (1, 64), (2, 32)]) == {
+        0: 1, 1: 0}
+    # %arg0: f32[2,8] (no result of its type) is read after the loop producing the only
+    # 64-byte result: XLA would match it there and copy, so the mark is dropped.
+    b = FnBuilder()
+    x = b.arg(t=tensor("2x8"), donate=True)
+    w = b.arg(donate=True)
+    r = b.ops_multi("stablehlo.while", w, result_types=[tensor()])
+    c = b.op("stablehlo.convert", x, result_types=[tensor("2x8", "i32")])
+    plan = plan_donation(b.ret(r[0], c))
+    assert plan.pairs == {1: 0}
+    assert xla_fallback(plan, {}, {0}).buffer_donors == []
+    # Read before the loop instead: XLA's match is safe and the mark stays.
+    b2 = FnBuilder()
+    x2 = b2.arg(t=tensor("2x8"), donate=True)
+    w2 = b2.arg()
+    c2 = b2.op("stablehlo.convert", x2, result_types=[tensor("2x8", "i32")])
+    s2 = b2.op("stablehlo.reduce", c2, result_types=[tensor("", "i32")])
+    r2 = b2.ops_multi("stablehlo.while", w2, s2, result_types=[tensor(), tensor("", "i32")])
+    plan2 = plan_donation(b2.ret(r2[0]))
+    assert xla_fallback(plan2, {}, {0}).buffer_donors == [0]

@@ -138,11 +138,9 @@ def test_alias_header_parser() -> None:
     assert parse_input_output_alias("HloModule m, entry_computation_layout={()->()}") == {}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known bug (docs/reliability.md, finding J1): a donor fed to several while-loop carries "
-    "is never paired with the loop's result, but JAX's pairing with it saves XLA's entry copy, "
-    "so ours has one copy more than jax.jit"))
 def test_donor_feeding_several_loop_carries_keeps_jax_pairing() -> None:
+    """Finding J1 (fixed): a donor fed to two while carries may host the result of one of
+    them, because the loop takes its carries at entry; that pair saves XLA's entry copy."""
     def f(x: Any) -> Any:
         a, b = lax.fori_loop(0, 3, lambda i, c: (jnp.maximum(c[0], c[1]), c[1] - c[1]), (x, x))
         return a, b * b
@@ -157,11 +155,10 @@ I22 = TypeSpec((2, 2), "int32")
 F44 = TypeSpec((4, 4), "float32")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known bug (docs/reliability.md, finding J2): the donor also returned unchanged moves from "
-    "JAX's pair (the loop result) to its own return slot; XLA then matches a size-equal "
-    "jax.buffer_donor of another shape to the loop result: temp 192 B > JAX's 132 B"))
 def test_returned_donor_and_size_matched_buffer_donor() -> None:
+    """Finding J2 (fixed): a kept ``jax.buffer_donor`` that XLA's size matching would give a
+    result it cannot host safely (here the loop's ``f32[4,4]`` for the ``f32[2,8]`` donor read
+    by a later convert) loses its mark instead of costing XLA a copy and temp buffer."""
     spec = ProgramSpec(
         (I4, I4, TypeSpec((2, 8), "float32"), F44), (("tuple", (2, 0, 3)), ("leaf", (1,))),
         (Step("while", (3,), (2, (("keep", 0, 0),)), (F44,)),

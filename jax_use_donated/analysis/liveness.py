@@ -9,6 +9,9 @@ Invariants:
   every other result has none;
 * an op *reads* a donor when an operand or a use inside its regions has that donor among its
   roots, except operands a pure forwarding op only forwards;
+* a *dead* op (a side-effect-free op of :data:`.semantics.PURE_OPS` whose results no live op,
+  region or function result uses) reads nothing: XLA removes it before it assigns buffers,
+  and a dead read of an overwritten buffer cannot change any result;
 * ancestors are tracked only over reading ops (as bits of one integer per op), so memory stays
   proportional to ops x donor reads, not ops squared.
 """
@@ -18,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from jax_use_donated.analysis.model import FunctionModel, Op, ValueId
-from jax_use_donated.analysis.semantics import OpSemantics, classify
+from jax_use_donated.analysis.semantics import PURE_OPS, OpSemantics, classify
 
 REGION_USE = -1
 """The operand position recorded for a read inside an op's nested regions."""
@@ -66,6 +69,25 @@ class DonorReads:
         return max(self.positions) if self.positions else None
 
 
+def dead_ops(fn: FunctionModel) -> frozenset[int]:
+    """Indices of the ops whose results nothing live uses and that have no side effects
+    (:data:`.semantics.PURE_OPS`, no nested regions reading outer values), found in one
+    backward sweep.
+
+    ``%0 = stablehlo.negate %arg0; %1 = stablehlo.reshape %0; return %arg1``: both ops are dead.
+    """
+    used: set[ValueId] = {r.value for r in fn.results}
+    dead: set[int] = set()
+    for op in reversed(fn.ops):
+        if (op.name in PURE_OPS and not op.region_uses and op.results
+                and used.isdisjoint(op.results)):
+            dead.add(op.index)
+            continue
+        used.update(op.operands)
+        used.update(op.region_uses)
+    return frozenset(dead)
+
+
 class Liveness:
     """All dataflow facts of one function, computed once in a single walk."""
 
@@ -84,6 +106,7 @@ class Liveness:
         }
         self.reads: dict[int, DonorReads] = {i: DonorReads() for i in donor_ids}
         self.read_bit: dict[int, int] = {}
+        self.dead: frozenset[int] = dead_ops(fn)
         self._compute_roots_and_reads()
         self.ancestors: list[int] = self._compute_ancestors()
         for res in fn.results:
@@ -96,6 +119,8 @@ class Liveness:
 
     def _compute_roots_and_reads(self) -> None:
         for op, sem in zip(self.fn.ops, self.semantics, strict=True):
+            if op.index in self.dead:
+                continue
             forwarded_positions = {i for ops in sem.forwards.values() for i in ops}
             only_forwards = bool(sem.forwards) and op.call_forwards is None
             for pos, v in enumerate(op.operands):

@@ -13,7 +13,9 @@ place), a copy (for a value returned a second time, or an argument returned unch
 nothing at all when ``k`` returns ``d`` itself. A donor returned in another slot can host
 nothing else. Among safe pairs the plan is a maximum matching, weighted by bytes (types in one
 class have equal size, so per class a maximum-cardinality matching), found by augmenting paths
-from JAX's own safe pairs, so ties go to JAX's pairing and then to argument order.
+from preferred safe pairs: a donor's pair with the result of an op that overwrites it in place
+(which also saves XLA's copy of the operand), else JAX's own pair; remaining ties go to
+argument order.
 """
 
 from __future__ import annotations
@@ -90,6 +92,9 @@ class DonationPlan:
     jax_pairs: dict[int, int]
     """JAX's greedy pairing by type, for comparison."""
     ordering: Ordering
+    checker: PairChecker | None = field(default=None, repr=False, compare=False)
+    """The pair rule the plan was made with, for callers that weigh further pairs (XLA's
+    size matching of kept buffer donors, :mod:`.xla_fallback`)."""
 
     @property
     def unpaired(self) -> list[DonorVerdict]:
@@ -216,9 +221,7 @@ class PairChecker:
                 return self._produced_blocker_bits(d, k, p, writer.result)
             for u in sorted(reads.positions):
                 if u == p:
-                    allowed = self.live.semantics[p].in_place.get(writer.result, frozenset())
-                    positions = reads.positions[u]
-                    if REGION_USE in positions or not positions <= allowed:
+                    if self._self_blocks(p, writer.result, reads.positions[u]):
                         return Blocker(k, ops[u], ops[p])
                 elif not self._before(u, p):
                     return Blocker(k, ops[u], ops[p])
@@ -241,9 +244,7 @@ class PairChecker:
         bad = reads.bits & ~self.anc[p] & ~own
         self_blocks = False
         if reads.bits & own:
-            allowed = self.live.semantics[p].in_place.get(result, frozenset())
-            positions = reads.positions[p]
-            self_blocks = REGION_USE in positions or not positions <= allowed
+            self_blocks = self._self_blocks(p, result, reads.positions[p])
         if not bad and not self_blocks:
             return None
         ops = self.fn.ops
@@ -252,6 +253,17 @@ class PairChecker:
             return Blocker(k, ops[p], ops[p])
         assert first is not None
         return Blocker(k, ops[first], ops[p])
+
+    def _self_blocks(self, p: int, result: int, positions: set[int]) -> bool:
+        """Whether op ``p``, reading the donor at operand ``positions``, cannot write its
+        ``result`` into the donor's buffer: it reads the donor inside a region, or at a position
+        it cannot overwrite for that result (an op that reads all operands at entry, like a
+        loop taking its carries, needs the donor at one such position only)."""
+        sem = self.live.semantics[p]
+        allowed = sem.in_place.get(result, frozenset())
+        if REGION_USE in positions:
+            return True
+        return not (positions & allowed if sem.entry_reads else positions <= allowed)
 
     def _before(self, reader: int, writer: int | None) -> bool:
         if self.ordering == "program":
@@ -417,7 +429,7 @@ def plan_donation(
         for a in fn.donors
         if a.donation.kind is DonationKind.ALIASING_OUTPUT and a.donation.alias_index is not None
     }
-    preferred = existing or jax_pairs
+    preferred = {**(existing or jax_pairs), **_overwriting_pairs(fn, live)}
 
     fixed: dict[int, int] = {}
     if keep_existing_aliases:
@@ -451,7 +463,34 @@ def plan_donation(
                  jax_pairs)
         for arg in fn.donors
     ]
-    return DonationPlan(fn.name, dict(sorted(pairs.items())), verdicts, jax_pairs, ordering)
+    return DonationPlan(fn.name, dict(sorted(pairs.items())), verdicts, jax_pairs, ordering,
+                        checker)
+
+
+def _overwriting_pairs(fn: FunctionModel, live: Liveness) -> dict[int, int]:
+    """Donor -> the result of an op that overwrites the donor in place (``semantics
+    .overwrites``): XLA copies an operand such an op may not overwrite, so of two safe pairs
+    for that donor this one also saves the copy.
+
+    ``%r = stablehlo.dynamic_update_slice %arg0, ...; return %x, %r`` with ``%arg0`` donated
+    and both results of its type: ``%arg0 -> 1`` is preferred over JAX's ``%arg0 -> 0``.
+    """
+    pairs: dict[int, int] = {}
+    for res in fn.results:
+        writer = live.writers[res.index]
+        if not isinstance(writer, ProducedBy):
+            continue
+        sem = live.semantics[writer.op]
+        if not sem.overwrites:
+            continue
+        op = fn.ops[writer.op]
+        for pos in sorted(sem.in_place.get(writer.result, ())):
+            if pos >= len(op.operands):
+                continue
+            for d in sorted(live.roots_of(op.operands[pos])):
+                if d not in pairs and compat_key(fn.args[d]) == compat_key(res):
+                    pairs[d] = res.index
+    return pairs
 
 
 def _check_fixed_pair(fn: FunctionModel, checker: PairChecker, d: int, k: int) -> None:

@@ -58,6 +58,22 @@ TENSOR_VIEW_OPS: frozenset[str] = frozenset(
 """Tensor-dialect ops that bufferization turns into views of operand 0's buffer (destination-
 passing IR below StableHLO): their result shares the operand's buffer."""
 
+PURE_OPS: frozenset[str] = ELEMENTWISE_OPS | frozenset(
+    f"stablehlo.{name}"
+    for name in (
+        "reshape", "bitcast_convert", "broadcast_in_dim", "broadcast", "transpose", "slice",
+        "dynamic_slice", "dynamic_update_slice", "concatenate", "pad", "reverse", "iota",
+        "constant", "dot_general", "dot", "gather", "scatter", "reduce", "reduce_window",
+        "select_and_scatter", "sort", "convolution", "clamp", "real_dynamic_slice",
+        "dynamic_broadcast_in_dim", "dynamic_reshape", "dynamic_iota", "dynamic_pad",
+        "get_dimension_size", "tuple", "get_tuple_element", "map",
+        "fft", "cholesky", "triangular_solve", "reduce_precision",
+    )
+) | frozenset({"tensor.empty"}) | TENSOR_VIEW_OPS
+"""Ops without side effects, which XLA's dead-code elimination removes when their results are
+unused. Collectives, custom calls, calls, loops and conditionals are not listed: their regions
+or callees may have effects."""
+
 SHARDING_CUSTOM_CALL_TARGETS: frozenset[str] = frozenset({"Sharding"})
 """``custom_call`` targets that only annotate their operand (pre-Shardy sharding marks)."""
 
@@ -65,10 +81,20 @@ SHARDING_CUSTOM_CALL_TARGETS: frozenset[str] = frozenset({"Sharding"})
 @dataclass(frozen=True)
 class OpSemantics:
     """``forwards[r]``: operand indices result ``r`` may alias; ``in_place[r]``: operand
-    indices the op can overwrite to produce result ``r`` when it is that operand's last read."""
+    indices the op can overwrite to produce result ``r`` when it is that operand's last read.
+
+    ``overwrites``: the op always writes result ``r`` into an ``in_place[r]`` operand's buffer
+    (``dynamic_update_slice``, ``scatter``, a loop carry, a destination), so XLA first copies
+    an operand it may not overwrite, such as an undonated parameter; an elementwise op merely
+    may. ``entry_reads``: the op reads every operand before it writes any result (a loop takes
+    its carries at entry), so a donor passed at several positions can still be overwritten by
+    the result of one of them.
+    """
 
     forwards: dict[int, tuple[int, ...]]
     in_place: dict[int, frozenset[int]]
+    overwrites: bool = False
+    entry_reads: bool = False
 
 
 NO_SEMANTICS = OpSemantics({}, {})
@@ -126,12 +152,13 @@ def classify(op: Op) -> OpSemantics:
         for res, opnd in op.operand_aliases:
             if 0 <= res < nres and 0 <= opnd < len(op.operands):
                 in_place.setdefault(res, set()).add(opnd)
-        return OpSemantics({}, {r: frozenset(s) for r, s in in_place.items()})
+        return OpSemantics({}, {r: frozenset(s) for r, s in in_place.items()},
+                           overwrites=True)
     if name == "stablehlo.dynamic_update_slice":
-        return OpSemantics({}, {0: frozenset({0})})
+        return OpSemantics({}, {0: frozenset({0})}, overwrites=True)
     if name == "stablehlo.scatter":
         # operands: inputs..., scatter_indices, updates...; results: one per input.
-        return OpSemantics({}, {r: frozenset({r}) for r in range(nres)})
+        return OpSemantics({}, {r: frozenset({r}) for r in range(nres)}, overwrites=True)
     if name == "stablehlo.while":
         return OpSemantics(
             {},
@@ -140,6 +167,8 @@ def classify(op: Op) -> OpSemantics:
                 for r in range(nres)
                 if r < len(op.operand_types) and _same_type(op.operand_types[r], op.result_types[r])
             },
+            overwrites=True,
+            entry_reads=True,
         )
     if name in TENSOR_VIEW_OPS:
         return OpSemantics({0: (0,)}, {})
@@ -162,6 +191,7 @@ def classify(op: Op) -> OpSemantics:
                 for r, init in enumerate(op.dps_inits)
                 if r < nres
             },
+            overwrites=True,
         )
     if nres == 1 and is_elementwise(op):
         result_type = op.result_types[0] if op.result_types else None

@@ -11,8 +11,14 @@ Rules, for each donor the plan left unpaired:
 * JAX aliased it to result ``k`` (``tf.aliasing_output = k``), the donor is read somewhere and
   no planned pair took ``k``: keep ``d -> k``; XLA copies.
 * JAX left it a ``jax.buffer_donor`` and no result has its type: keep the mark, so XLA may
-  still reuse the buffer for an output of the same byte size (JAX's own fallback).
-* with ``keep_unpaired`` every other unpaired donor stays a ``jax.buffer_donor`` too.
+  still reuse the buffer for an output of the same byte size (JAX's own fallback), unless
+  XLA's size matching would give it a result it cannot host without a copy. XLA's
+  ``OptimizeInputOutputBufferAlias`` is simulated exactly (:func:`xla_size_matching`): donors
+  and unaliased results each stably sorted by byte size, largest first, matched by two
+  pointers on equal sizes; a mark whose match is unsafe by the plan's pair rule is dropped,
+  and the matching is redone for the rest.
+* with ``keep_unpaired`` every other unpaired donor stays a ``jax.buffer_donor`` too, whatever
+  XLA then matches it with (the user's choice).
 """
 
 from __future__ import annotations
@@ -61,4 +67,50 @@ def xla_fallback(
             out.buffer_donors.append(d)
             out.notes[d] = ("it stays a jax.buffer_donor, which XLA may reuse for an output of "
                             "the same size")
+    if not keep_unpaired:
+        _drop_unsafe_buffer_donors(plan, out)
     return out
+
+
+def xla_size_matching(donors: list[tuple[int, int]], results: list[tuple[int, int]],
+                      ) -> dict[int, int]:
+    """XLA's ``OptimizeInputOutputBufferAlias::Build`` for one memory space: ``donors`` are
+    ``(argument, bytes)`` in parameter order, ``results`` ``(result, bytes)`` of the unaliased
+    outputs in output order; returns argument -> result."""
+    ds = sorted(donors, key=lambda t: -t[1])
+    rs = sorted(results, key=lambda t: -t[1])
+    i = j = 0
+    pairs: dict[int, int] = {}
+    while i < len(ds) and j < len(rs):
+        if ds[i][1] > rs[j][1]:
+            i += 1
+        elif ds[i][1] < rs[j][1]:
+            j += 1
+        else:
+            pairs[ds[i][0]] = rs[j][0]
+            i += 1
+            j += 1
+    return pairs
+
+
+def _drop_unsafe_buffer_donors(plan: DonationPlan, out: XlaFallback) -> None:
+    """Remove the ``jax.buffer_donor`` marks XLA would match with a result the donor cannot
+    host without a copy (see the module docstring)."""
+    checker = plan.checker
+    if checker is None or not out.buffer_donors:
+        return
+    fn = checker.fn
+    if any(r.tensor is None or r.tensor.nbytes is None for r in fn.results):
+        return  # XLA does no size matching for dynamic outputs
+    aliased = set(out.all_pairs(plan).values())
+    results = [(r.index, r.tensor.nbytes) for r in fn.results
+               if r.index not in aliased and r.tensor is not None and r.tensor.nbytes is not None]
+    while True:
+        donors = [(d, fn.args[d].nbytes) for d in out.buffer_donors]
+        matched = xla_size_matching(donors, results)
+        unsafe = next((d for d, k in sorted(matched.items()) if not checker.is_safe(d, k)), None)
+        if unsafe is None:
+            return
+        out.buffer_donors.remove(unsafe)
+        out.notes[unsafe] = (f"it is not marked jax.buffer_donor: XLA would give it result "
+                             f"{matched[unsafe]} by size, which it cannot host without a copy")
