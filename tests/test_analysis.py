@@ -325,13 +325,13 @@ def test_dead_ops_do_not_read_the_donor() -> None:
     op that produces the result (finding P1); a live use still does."""
     b = FnBuilder()
     x = b.arg(donate=True)
-    y = b.op("stablehlo.minimum", x, x)
+    y = b.op("stablehlo.multiply", x, x)
     dead = b.op("stablehlo.negate", x)
     b.op("stablehlo.reshape", dead, result_types=[tensor("16")])
     assert plan_donation(b.ret(y)).pairs == {0: 0}
     b2 = FnBuilder()
     x2 = b2.arg(donate=True)
-    y2 = b2.op("stablehlo.minimum", x2, x2)
+    y2 = b2.op("stablehlo.multiply", x2, x2)
     live = b2.op("stablehlo.negate", x2)
     plan = plan_donation(b2.ret(y2, live))
     assert plan.pairs == {} and plan.verdicts[0].reason is Reason.READ_AFTER_WRITE
@@ -369,3 +369,21 @@ def test_xla_size_matching_is_simulated_and_unsafe_buffer_donors_are_dropped() -
     r2 = b2.ops_multi("stablehlo.while", w2, s2, result_types=[tensor(), tensor("", "i32")])
     plan2 = plan_donation(b2.ret(r2[0]))
     assert xla_fallback(plan2, {}, {0}).buffer_donors == [0]
+
+
+def test_idempotent_ops_forward_their_operand() -> None:
+    """``maximum %x, %x`` is ``%x`` to XLA (its simplifier folds it), so returning it returns
+    the donor unchanged: the donor hosts it for free, and a read of it is no read of ``%x``."""
+    b = FnBuilder()
+    x = b.arg(donate=True)
+    y = b.arg(donate=True)
+    same = b.op("stablehlo.maximum", x, x)
+    pred = b.op("stablehlo.compare", y, y, result_types=[tensor("4x4", "i1")])
+    sel = b.op("stablehlo.select", pred, y, y, result_types=[tensor()])
+    plan = plan_donation(b.ret(b.op("stablehlo.negate", y), same, sel))
+    assert plan.pairs == {0: 1, 1: 2}
+    # Different operands: an ordinary elementwise op.
+    b2 = FnBuilder()
+    x2 = b2.arg(donate=True)
+    m = b2.op("stablehlo.maximum", x2, b2.arg())
+    assert plan_donation(b2.ret(m, x2)).pairs == {0: 1}

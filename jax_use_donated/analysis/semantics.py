@@ -119,6 +119,29 @@ def is_elementwise(op: Op) -> bool:
     return op.elementwise if op.elementwise is not None else op.name in ELEMENTWISE_OPS
 
 
+IDEMPOTENT_OPS: frozenset[str] = frozenset(
+    {"stablehlo.maximum", "stablehlo.minimum", "stablehlo.and", "stablehlo.or"}
+)
+"""Binary ops with ``op(x, x) == x``, which XLA's algebraic simplifier folds to ``x``."""
+
+
+def _identity_operand(op: Op) -> int | None:
+    """The operand an op returns unchanged whatever its values, as XLA simplifies it:
+    ``maximum %x, %x`` -> ``%x`` (also ``minimum``, ``and``, ``or``), ``select %p, %x, %x`` ->
+    ``%x``. Measured: ``return jnp.minimum(x, x)`` compiles to a copy of ``x``, so the result is
+    a view of ``x``, not a value an op writes."""
+    ops = op.operands
+    if len(op.results) != 1 or not op.result_types:
+        return None
+    if op.name in IDEMPOTENT_OPS and len(ops) == 2 and ops[0] == ops[1]:
+        pos = 0
+    elif op.name == "stablehlo.select" and len(ops) == 3 and ops[1] == ops[2]:
+        pos = 1
+    else:
+        return None
+    return pos if _same_type(op.operand_types[pos], op.result_types[0]) else None
+
+
 def classify(op: Op) -> OpSemantics:
     """The forwarding and in-place facts of ``op``.
 
@@ -172,6 +195,9 @@ def classify(op: Op) -> OpSemantics:
         )
     if name in TENSOR_VIEW_OPS:
         return OpSemantics({0: (0,)}, {})
+    identity = _identity_operand(op)
+    if identity is not None:
+        return OpSemantics({0: (identity,)}, {})
     if op.dps_inits:
         # Destination-passing: result r is written into its init; operands read only at the
         # element being written (identity indexing) can be that buffer too.
