@@ -21,6 +21,7 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     CallSiteLoc,
     ComplexType,
+    DenseIntOrFPElementsAttr,
     DictionaryAttr,
     FileLineColLoc,
     FusedLoc,
@@ -36,7 +37,7 @@ from xdsl.dialects.builtin import (
     UnregisteredOp,
 )
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
 from jax_use_donated.analysis.errors import (
     ALIASING_OUTPUT,
@@ -59,6 +60,7 @@ from jax_use_donated.analysis.model import (
     SourceLoc,
     TensorInfo,
     ValueId,
+    same_value_positions,
 )
 
 # ------------------------------------------------------------------------------- types
@@ -319,7 +321,8 @@ class ModuleSymbols:
     """``func.func`` ops of a module by name, and call summaries computed on demand."""
 
     functions: dict[str, FuncOp]
-    summaries: dict[str, dict[int, tuple[int, ...]] | None] = field(default_factory=dict)
+    summaries: dict[tuple[str, tuple[int, ...]], dict[int, tuple[int, ...]] | None] = field(
+        default_factory=dict)
     _in_progress: set[str] = field(default_factory=set)
 
     @staticmethod
@@ -330,20 +333,26 @@ class ModuleSymbols:
                 funcs.setdefault(op.sym_name.data, op)
         return ModuleSymbols(funcs)
 
-    def call_forwards(self, callee: str | None) -> dict[int, tuple[int, ...]] | None:
+    def call_forwards(self, callee: str | None, same_as: tuple[int, ...] = (),
+                      ) -> dict[int, tuple[int, ...]] | None:
         """Result index -> argument indices the callee returns unchanged (through forwarding
-        ops); ``None`` when the callee is unknown, external, recursive or multi-block."""
+        ops); ``None`` when the callee is unknown, external, recursive or multi-block.
+
+        ``same_as`` (:func:`.model.same_value_positions` of the call's operands) summarises
+        the callee for a call passing one value at several positions, as XLA sees it after
+        inlining: ``@where(%p, %x, %x)`` returns ``%x``."""
         if callee is None:
             return None
-        if callee in self.summaries:
-            return self.summaries[callee]
+        key = (callee, same_as)
+        if key in self.summaries:
+            return self.summaries[key]
         func = self.functions.get(callee)
         if func is None or func.is_declaration or len(func.body.blocks) != 1 \
                 or callee in self._in_progress:
             return None
         self._in_progress.add(callee)
         try:
-            model = build_function_model(func, self, read_donations=False)
+            model = build_function_model(func, self, read_donations=False, same_arg_as=same_as)
             live = Liveness(model)
             summary: dict[int, tuple[int, ...]] = {}
             for res in model.results:
@@ -352,7 +361,7 @@ class ModuleSymbols:
                     summary[res.index] = (index,)
         finally:
             self._in_progress.discard(callee)
-        self.summaries[callee] = summary
+        self.summaries[key] = summary
         return summary
 
 
@@ -361,6 +370,7 @@ def build_function_model(
     symbols: ModuleSymbols | None = None,
     *,
     read_donations: bool = True,
+    same_arg_as: tuple[int, ...] = (),
 ) -> FunctionModel:
     """The model of ``func`` (which must have a body).
 
@@ -381,7 +391,8 @@ def build_function_model(
     ids: dict[SSAValue, ValueId] = {}
     args: list[Arg] = []
     for i, ba in enumerate(block.args):
-        ids[ba] = len(ids)
+        first = same_arg_as[i] if i < len(same_arg_as) else i
+        ids[ba] = ids[block.args[first]] if first < i else len(ids)
         attrs = _dict_at(func.arg_attrs, i)
         loc = source_loc(ba.location)
         donation = Donation()
@@ -424,8 +435,10 @@ def build_function_model(
             region_uses=region_uses,
             elementwise=elementwise_of(op),
             operand_aliases=output_operand_aliases(op) if name_.endswith("custom_call") else (),
-            call_forwards=symbols.call_forwards(target) if name_ == "func.call" else None,
+            call_forwards=(symbols.call_forwards(target, same_value_positions(operands))
+                           if name_ == "func.call" else None),
             target=target,
+            max_trips=while_max_trips(op),
             loc=source_loc(op.location),
             handle=op,
         ))
@@ -438,6 +451,50 @@ def build_function_model(
                                         placement_of(attrs)))
     return FunctionModel(name, args, ops, model_results, source_loc(func.location), func,
                          terminator)
+
+
+def _scalar_int_constant(value: SSAValue) -> int | None:
+    """The value of ``stablehlo.constant dense<N> : tensor<iK>`` defining ``value``."""
+    op = value.owner
+    if not isinstance(op, Operation) or op.name != "stablehlo.constant":
+        return None
+    attr = op.properties.get("value") or op.attributes.get("value")
+    if not isinstance(attr, DenseIntOrFPElementsAttr):
+        return None
+    element = attr.get_element_type()
+    if not isinstance(element, IntegerType) or attr.get_shape() not in ((), None):
+        return None
+    data = attr.data.data
+    if len(data) * 8 != element.width.data:
+        return None
+    return int.from_bytes(data, "little", signed=True)
+
+
+def while_max_trips(op: Operation) -> int | None:
+    """At most how many times a ``stablehlo.while`` runs, when its condition is
+    ``compare LT, %counter, constant`` and the counter starts at a constant (JAX's
+    ``fori_loop`` and ``scan``); ``None`` otherwise."""
+    if op.name != "stablehlo.while" or not op.regions or len(op.regions[0].blocks) != 1:
+        return None
+    cond = op.regions[0].blocks[0]
+    terminator = cond.last_op
+    if terminator is None or len(terminator.operands) != 1:
+        return None
+    compare = terminator.operands[0].owner
+    if not isinstance(compare, Operation) or compare.name != "stablehlo.compare":
+        return None
+    direction = compare.properties.get("comparison_direction") \
+        or compare.attributes.get("comparison_direction")
+    if getattr(getattr(direction, "data", None), "value", None) != "LT":
+        return None
+    counter, bound = compare.operands
+    if not isinstance(counter, BlockArgument) or counter.block is not cond \
+            or counter.index >= len(op.operands):
+        return None
+    start, stop = _scalar_int_constant(op.operands[counter.index]), _scalar_int_constant(bound)
+    if start is None or stop is None:
+        return None
+    return max(0, stop - start)
 
 
 def functions_with_donors(module: ModuleOp) -> Iterable[FuncOp]:

@@ -155,6 +155,9 @@ class Op:
     same_index_operands: frozenset[int] = frozenset()
     """Operand positions a destination-passing op reads only at the element it writes (identity
     indexing maps equal to the destination's, every loop parallel): safe to overwrite in place."""
+    max_trips: int | None = None
+    """For a ``stablehlo.while`` whose bounds the adapter could read (a counter starting at a
+    constant and compared ``LT`` with a constant): at most this many iterations."""
     loc: SourceLoc = field(default_factory=SourceLoc)
     handle: object = None
 
@@ -204,3 +207,10 @@ class FunctionModel:
                 defined.add(v)
         for res in self.results:
             assert res.value in defined, f"result {res.index} is undefined"
+
+
+def same_value_positions(values: list[ValueId]) -> tuple[int, ...]:
+    """For each position, the first position holding the same value: ``(%a, %b, %a)`` ->
+    ``(0, 1, 0)``. Adapters summarise a callee per such pattern (see ``call_forwards``)."""
+    first: dict[ValueId, int] = {}
+    return tuple(first.setdefault(v, i) for i, v in enumerate(values))

@@ -183,6 +183,12 @@ def classify(op: Op) -> OpSemantics:
         # operands: inputs..., scatter_indices, updates...; results: one per input.
         return OpSemantics({}, {r: frozenset({r}) for r in range(nres)}, overwrites=True)
     if name == "stablehlo.while":
+        if op.max_trips is not None and op.max_trips <= 1:
+            # XLA's while-loop simplifier replaces the loop by (at most) one copy of its
+            # body: no carry is then written in place, and the body's reads are not ordered
+            # as the loop's entry. Measured: a donor paired with such a loop's carry result
+            # cost a temp buffer that JAX's pairing did not.
+            return NO_SEMANTICS
         return OpSemantics(
             {},
             {
