@@ -23,7 +23,6 @@ from xdsl.dialects.builtin import (
     BoolAttr,
     ComplexType,
     DenseArrayBase,
-    DenseIntOrFPElementsAttr,
     IntAttr,
     IntegerAttr,
     IntegerType,
@@ -64,7 +63,9 @@ from xdsl.printer import Printer
 from xdsl.traits import Commutative, OpTrait, Pure, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
+from dialects.dense_constant import DenseConstantOp
 from dialects.stablehlo.attributes import ComparisonDirection, ComparisonType, Precision
+from dialects.stablehlo.base import define_op
 from dialects.stablehlo.traits import (
     CompatibleOperandsAndResultType,
     Elementwise,
@@ -214,24 +215,25 @@ class UnaryElementwiseOp(IRDLOperation):
             )
 
 
+def _class_name(mnemonic: str) -> str:
+    """``is_neg_inf`` -> ``IsNegInfOp``."""
+    return "".join(p.capitalize() for p in mnemonic.strip("_").split("_")) + "Op"
+
+
 def _unary(
     mnemonic: str, kind: str, same_type: bool = True, summary: str = ""
 ) -> type[UnaryElementwiseOp]:
     traits = [Pure(), Elementwise(), SameOperandsAndResultShape()]
     if same_type:
         traits.append(CompatibleOperandsAndResultType())
-    cls = type(
-        "".join(p.capitalize() for p in mnemonic.strip("_").split("_")) + "Op",
-        (UnaryElementwiseOp,),
-        {
-            "name": f"chlo.{mnemonic}",
-            "OPERAND_KIND": kind,
-            "__annotations__": {"OPERAND_KIND": "ClassVar[str]"},
-            "traits": traits_def(*traits),
-            "__doc__": summary or f"Element-wise ``{mnemonic}``.",
-        },
+    return define_op(
+        UnaryElementwiseOp,
+        _class_name(mnemonic),
+        f"chlo.{mnemonic}",
+        summary or f"Element-wise ``{mnemonic}``.",
+        OPERAND_KIND=kind,
+        traits=traits_def(*traits),
     )
-    return irdl_op_definition(cls)
 
 
 AcosOp = _unary("acos", "float_or_complex")
@@ -281,18 +283,14 @@ class _PredicateOp(UnaryElementwiseOp):
 
 
 def _predicate(mnemonic: str, summary: str) -> type[UnaryElementwiseOp]:
-    cls = type(
-        "".join(p.capitalize() for p in mnemonic.split("_")) + "Op",
-        (_PredicateOp,),
-        {
-            "name": f"chlo.{mnemonic}",
-            "OPERAND_KIND": "float",
-            "__annotations__": {"OPERAND_KIND": "ClassVar[str]"},
-            "traits": traits_def(Pure(), Elementwise(), SameOperandsAndResultShape()),
-            "__doc__": summary,
-        },
+    return define_op(
+        _PredicateOp,
+        _class_name(mnemonic),
+        f"chlo.{mnemonic}",
+        summary,
+        OPERAND_KIND="float",
+        traits=traits_def(Pure(), Elementwise(), SameOperandsAndResultShape()),
     )
-    return irdl_op_definition(cls)
 
 
 IsInfOp = _predicate("is_inf", "True where the element is +/-inf.")
@@ -337,23 +335,16 @@ class BinaryElementwiseOp(IRDLOperation):
 
 
 def _binary(mnemonic: str, kind: str, summary: str) -> type[BinaryElementwiseOp]:
-    cls = type(
-        "".join(p.capitalize() for p in mnemonic.split("_")) + "Op",
-        (BinaryElementwiseOp,),
-        {
-            "name": f"chlo.{mnemonic}",
-            "OPERAND_KIND": kind,
-            "__annotations__": {"OPERAND_KIND": "ClassVar[str]"},
-            "traits": traits_def(
-                Pure(),
-                Elementwise(),
-                SameOperandsAndResultShape(),
-                CompatibleOperandsAndResultType(),
-            ),
-            "__doc__": summary,
-        },
+    return define_op(
+        BinaryElementwiseOp,
+        _class_name(mnemonic),
+        f"chlo.{mnemonic}",
+        summary,
+        OPERAND_KIND=kind,
+        traits=traits_def(
+            Pure(), Elementwise(), SameOperandsAndResultShape(), CompatibleOperandsAndResultType()
+        ),
     )
-    return irdl_op_definition(cls)
 
 
 NextAfterOp = _binary("next_after", "float", "Next representable value of ``x`` towards ``y``.")
@@ -467,12 +458,13 @@ def _broadcast(mnemonic: str, summary: str, commutative: bool = False) -> type[B
     traits: list[OpTrait] = [Pure(), BroadcastingElementwise(), Broadcasting()]
     if commutative:
         traits.append(Commutative())
-    cls = type(
-        "Broadcast" + "".join(p.capitalize() for p in mnemonic.split("_")) + "Op",
-        (BroadcastBinaryOp,),
-        {"name": f"chlo.broadcast_{mnemonic}", "traits": traits_def(*traits), "__doc__": summary},
+    return define_op(
+        BroadcastBinaryOp,
+        "Broadcast" + _class_name(mnemonic),
+        f"chlo.broadcast_{mnemonic}",
+        summary,
+        traits=traits_def(*traits),
     )
-    return irdl_op_definition(cls)
 
 
 BroadcastAddOp = _broadcast("add", "``lhs + rhs`` with broadcasting.", commutative=True)
@@ -566,39 +558,11 @@ class BroadcastSelectOp(IRDLOperation):
 
 # ------------------------------------------------------------------------------ constants
 @irdl_op_definition
-class ConstantOp(IRDLOperation):
+class ConstantOp(DenseConstantOp):
     """``chlo.constant dense<...> : tensor<...>`` (result type = the value's type)."""
 
     name = "chlo.constant"
-    value = prop_def(DenseIntOrFPElementsAttr)
-    output = result_def(TensorType)
     traits = traits_def(Pure())
-
-    def __init__(self, value: DenseIntOrFPElementsAttr) -> None:
-        super().__init__(properties={"value": value}, result_types=[value.type])
-
-    @classmethod
-    def parse(cls, parser: Parser) -> ConstantOp:
-        attrs = parser.parse_optional_attr_dict()
-        value = parser.parse_attribute()
-        if not isinstance(value, DenseIntOrFPElementsAttr):
-            parser.raise_error("chlo.constant expects a dense elements attribute")
-        op = cls(value)
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        if self.attributes:
-            printer.print_string(" ")
-            printer.print_attr_dict(self.attributes)
-        printer.print_string(" ")
-        printer.print_attribute(self.value)
-
-    def verify_(self) -> None:
-        if self.value.type != self.output.type:
-            raise VerifyException(
-                f"'chlo.constant' result type {self.output.type} differs from the value's {self.value.type}"
-            )
 
 
 @irdl_op_definition

@@ -25,12 +25,11 @@ Shardings are verified against their mesh (axis names, sub-axis sizes, tensor ra
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import ClassVar
+from typing import ClassVar, Self, TypeVar
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
     BoolAttr,
-    DenseIntOrFPElementsAttr,
     FunctionType,
     IntAttr,
     IntegerAttr,
@@ -84,6 +83,7 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from dialects.dense_constant import DenseConstantOp
 from dialects.stablehlo.traits import Elementwise
 
 _TENSOR = base(TensorType) | base(UnrankedTensorType)
@@ -95,6 +95,30 @@ def _print_str(printer: Printer, s: str) -> None:
 
 def _parse_int_list(parser: AttrParser, delimiter: AttrParser.Delimiter) -> list[int]:
     return parser.parse_comma_separated_list(delimiter, parser.parse_integer)
+
+
+class InlineAttr(ParametrizedAttribute):
+    """An sdy attribute written bare inside other sdy attributes and ops (``"x":(1)2``) and
+    in angle brackets on its own (``#sdy.axis_ref<"x":(1)2>``): subclasses define the bare
+    form, :meth:`parse_inline` and :meth:`print_inline`."""
+
+    @classmethod
+    def parse_inline(cls, parser: AttrParser) -> Self:
+        raise NotImplementedError
+
+    def print_inline(self, printer: Printer) -> None:
+        raise NotImplementedError
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        parser.parse_punctuation("<")
+        attr = cls.parse_inline(parser)
+        parser.parse_punctuation(">")
+        return list(attr.parameters)
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            self.print_inline(printer)
 
 
 # ======================================================================================
@@ -121,7 +145,7 @@ class SubAxisInfoAttr(ParametrizedAttribute):
 
 
 @irdl_attr_definition
-class AxisRefAttr(ParametrizedAttribute):
+class AxisRefAttr(InlineAttr):
     """``"x"`` (a full mesh axis) or ``"x":(1)2`` (a sub-axis)."""
 
     name = "sdy.axis_ref"
@@ -149,18 +173,6 @@ class AxisRefAttr(ParametrizedAttribute):
             printer.print_string(":")
             self.sub_axis_info.print_parameters(printer)
 
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        parser.parse_punctuation("<")
-        ref = cls.parse_inline(parser)
-        parser.parse_punctuation(">")
-        return list(ref.parameters)
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string("<")
-        self.print_inline(printer)
-        printer.print_string(">")
-
 
 def _parse_axis_set(parser: AttrParser) -> ArrayAttr[AxisRefAttr]:
     """``{"a", "b":(1)2}``."""
@@ -171,14 +183,17 @@ def _parse_axis_set(parser: AttrParser) -> ArrayAttr[AxisRefAttr]:
     )
 
 
+def _print_inline_list(printer: Printer, attrs: Sequence[InlineAttr]) -> None:
+    printer.print_list(attrs, lambda a: a.print_inline(printer))
+
+
 def _print_axis_set(printer: Printer, axes: ArrayAttr[AxisRefAttr]) -> None:
-    printer.print_string("{")
-    printer.print_list(axes.data, lambda a: a.print_inline(printer))
-    printer.print_string("}")
+    with printer.in_braces():
+        _print_inline_list(printer, axes.data)
 
 
 @irdl_attr_definition
-class DimensionShardingAttr(ParametrizedAttribute):
+class DimensionShardingAttr(InlineAttr):
     """``{"x", "y"}`` (closed), ``{"x", ?}`` (open: may be sharded further), ``{"x"}p1`` (priority)."""
 
     name = "sdy.dim_sharding"
@@ -229,29 +244,16 @@ class DimensionShardingAttr(ParametrizedAttribute):
         return cls(axes, closed, priority)
 
     def print_inline(self, printer: Printer) -> None:
-        printer.print_string("{")
-        printer.print_list(self.axes.data, lambda a: a.print_inline(printer))
-        if not self.closed:
-            printer.print_string(", ?" if self.axes.data else "?")
-        printer.print_string("}")
+        with printer.in_braces():
+            _print_inline_list(printer, self.axes.data)
+            if not self.closed:
+                printer.print_string(", ?" if self.axes.data else "?")
         if isinstance(self.priority, IntAttr):
             printer.print_string(f"p{self.priority.data}")
 
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        parser.parse_punctuation("<")
-        dim = cls.parse_inline(parser)
-        parser.parse_punctuation(">")
-        return list(dim.parameters)
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string("<")
-        self.print_inline(printer)
-        printer.print_string(">")
-
 
 @irdl_attr_definition
-class MeshAxisAttr(ParametrizedAttribute):
+class MeshAxisAttr(InlineAttr):
     """``"x"=4``."""
 
     name = "sdy.mesh_axis"
@@ -268,18 +270,6 @@ class MeshAxisAttr(ParametrizedAttribute):
     def print_inline(self, printer: Printer) -> None:
         _print_str(printer, self.axis_name.data)
         printer.print_string(f"={self.size.data}")
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        parser.parse_punctuation("<")
-        axis = cls.parse_inline(parser)
-        parser.parse_punctuation(">")
-        return list(axis.parameters)
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string("<")
-        self.print_inline(printer)
-        printer.print_string(">")
 
 
 @irdl_attr_definition
@@ -315,14 +305,13 @@ class MeshAttr(ParametrizedAttribute):
         return [ArrayAttr(axes), ArrayAttr([IntAttr(i) for i in ids])]
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string("<[")
-        printer.print_list(self.axes.data, lambda a: a.print_inline(printer))
-        printer.print_string("]")
-        if self.device_ids.data:
-            printer.print_string(", device_ids=[")
-            printer.print_list(self.device_ids.data, lambda i: printer.print_string(str(i.data)))
-            printer.print_string("]")
-        printer.print_string(">")
+        with printer.in_angle_brackets():
+            with printer.in_square_brackets():
+                _print_inline_list(printer, self.axes.data)
+            if self.device_ids.data:
+                printer.print_string(", device_ids=")
+                with printer.in_square_brackets():
+                    printer.print_list(self.device_ids.data, lambda i: printer.print_string(str(i.data)))
 
     def verify(self) -> None:
         names = [a.axis_name.data for a in self.axes.data]
@@ -403,9 +392,9 @@ class TensorShardingAttr(ParametrizedAttribute):
             self.mesh_or_ref.print_parameters(printer)
         else:
             printer.print_attribute(self.mesh_or_ref)
-        printer.print_string(", [")
-        printer.print_list(self.dim_shardings.data, lambda d: d.print_inline(printer))
-        printer.print_string("]")
+        printer.print_string(", ")
+        with printer.in_square_brackets():
+            _print_inline_list(printer, self.dim_shardings.data)
         for key, axes in (("replicated", self.replicated_axes), ("unreduced", self.unreduced_axes)):
             if axes.data:
                 printer.print_string(f", {key}=")
@@ -485,7 +474,7 @@ class TensorShardingAttr(ParametrizedAttribute):
 
 
 @irdl_attr_definition
-class TensorShardingPerValueAttr(ParametrizedAttribute):
+class TensorShardingPerValueAttr(InlineAttr):
     """``#sdy.sharding_per_value<[<@mesh, [{"x"}]>, <@mesh, []>]>``: one sharding per result."""
 
     name = "sdy.sharding_per_value"
@@ -493,29 +482,16 @@ class TensorShardingPerValueAttr(ParametrizedAttribute):
     shardings: ArrayAttr[TensorShardingAttr]
 
     @classmethod
-    def parse_list(cls, parser: AttrParser) -> TensorShardingPerValueAttr:
+    def parse_inline(cls, parser: AttrParser) -> TensorShardingPerValueAttr:
         """The stripped form ``[<@mesh, ...>, ...]`` used inside sdy ops."""
         items = parser.parse_comma_separated_list(
             parser.Delimiter.SQUARE, lambda: TensorShardingAttr.parse_stripped(parser)
         )
         return cls(ArrayAttr(items))
 
-    def print_list(self, printer: Printer) -> None:
-        printer.print_string("[")
-        printer.print_list(self.shardings.data, lambda s: s.print_parameters(printer))
-        printer.print_string("]")
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        parser.parse_punctuation("<")
-        attr = cls.parse_list(parser)
-        parser.parse_punctuation(">")
-        return [attr.shardings]
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string("<")
-        self.print_list(printer)
-        printer.print_string(">")
+    def print_inline(self, printer: Printer) -> None:
+        with printer.in_square_brackets():
+            printer.print_list(self.shardings.data, lambda s: s.print_parameters(printer))
 
 
 @irdl_attr_definition
@@ -532,9 +508,8 @@ class ManualAxesAttr(ParametrizedAttribute, OpaqueSyntaxAttribute):
         return [ArrayAttr([StringAttr(n) for n in names])]
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string("{")
-        printer.print_list(self.axes.data, lambda s: _print_str(printer, s.data))
-        printer.print_string("}")
+        with printer.in_braces():
+            printer.print_list(self.axes.data, lambda s: _print_str(printer, s.data))
 
 
 @irdl_attr_definition
@@ -569,13 +544,12 @@ class ListOfAxisRefListsAttr(ParametrizedAttribute, OpaqueSyntaxAttribute):
         return [ArrayAttr(lists)]
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string("[")
-        printer.print_list(self.lists.data, lambda a: a.print_parameters(printer))
-        printer.print_string("]")
+        with printer.in_square_brackets():
+            printer.print_list(self.lists.data, lambda a: a.print_parameters(printer))
 
 
 @irdl_attr_definition
-class AllToAllParamAttr(ParametrizedAttribute):
+class AllToAllParamAttr(InlineAttr):
     """``{"x"}: 0->1``: move the axes from dimension 0 to dimension 1."""
 
     name = "sdy.all_to_all_param"
@@ -596,18 +570,6 @@ class AllToAllParamAttr(ParametrizedAttribute):
         _print_axis_set(printer, self.axes)
         printer.print_string(f": {self.src_dim.data}->{self.tgt_dim.data}")
 
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        parser.parse_punctuation("<")
-        p = cls.parse_inline(parser)
-        parser.parse_punctuation(">")
-        return list(p.parameters)
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string("<")
-        self.print_inline(printer)
-        printer.print_string(">")
-
 
 @irdl_attr_definition
 class AllToAllParamListAttr(ParametrizedAttribute, OpaqueSyntaxAttribute):
@@ -625,9 +587,8 @@ class AllToAllParamListAttr(ParametrizedAttribute, OpaqueSyntaxAttribute):
         return [ArrayAttr(params)]
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string("[")
-        printer.print_list(self.params.data, lambda p: p.print_inline(printer))
-        printer.print_string("]")
+        with printer.in_square_brackets():
+            _print_inline_list(printer, self.params.data)
 
 
 # ----------------------------------------------------------------------- sharding rules
@@ -758,14 +719,13 @@ class OpShardingRuleAttr(ParametrizedAttribute):
 
     def print_parameters(self, printer: Printer) -> None:
         def print_mapping(m: TensorMappingAttr) -> None:
-            printer.print_string("[")
-            printer.print_list(
-                m.dim_mappings.data,
-                lambda d: printer.print_string(
-                    "".join(factor_symbol(f.data) for f in d.factor_indices.data)
-                ),
-            )
-            printer.print_string("]")
+            with printer.in_square_brackets():
+                printer.print_list(
+                    m.dim_mappings.data,
+                    lambda d: printer.print_string(
+                        "".join(factor_symbol(f.data) for f in d.factor_indices.data)
+                    ),
+                )
 
         printer.print_string("<(")
         printer.print_list(self.operand_mappings.data, print_mapping)
@@ -840,6 +800,37 @@ def _print_trailing_attrs(printer: Printer, op: Operation) -> None:
         printer.print_attr_dict(op.attributes)
 
 
+OpT = TypeVar("OpT", bound=IRDLOperation)
+
+
+def _parse_attrs_and_type(
+    cls: type[OpT],
+    parser: Parser,
+    operand: UnresolvedOperand,
+    properties: dict[str, Attribute],
+    *,
+    has_result: bool = True,
+) -> OpT:
+    """``{attrs} : T`` after the op's one operand, which (like its result) has type ``T``:
+    build the op."""
+    attrs = _parse_trailing_attrs(parser)
+    parser.parse_punctuation(":")
+    t = parser.parse_type()
+    return cls.build(
+        operands=[parser.resolve_operand(operand, t)],
+        result_types=[t] if has_result else [],
+        properties=dict(sorted(properties.items())),
+        attributes=attrs,
+    )
+
+
+def _print_attrs_and_type(printer: Printer, op: Operation, t: Attribute) -> None:
+    """`` {attrs} : T``."""
+    _print_trailing_attrs(printer, op)
+    printer.print_string(" : ")
+    printer.print_attribute(t)
+
+
 @irdl_op_definition
 class MeshOp(IRDLOperation):
     """``sdy.mesh @mesh = <["x"=4, "y"=2]>``: a named mesh, referenced by shardings."""
@@ -885,24 +876,14 @@ class _ShardingOp(IRDLOperation):
     def parse(cls, parser: Parser):
         operand = parser.parse_unresolved_operand()
         sharding = TensorShardingAttr.parse_stripped(parser)
-        attrs = _parse_trailing_attrs(parser)
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        return cls.build(
-            operands=[parser.resolve_operand(operand, t)],
-            result_types=[t],
-            properties={"sharding": sharding},
-            attributes=attrs,
-        )
+        return _parse_attrs_and_type(cls, parser, operand, {"sharding": sharding})
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_operand(self.input)
         printer.print_string(" ")
         self.sharding.print_parameters(printer)
-        _print_trailing_attrs(printer, self)
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
+        _print_attrs_and_type(printer, self, self.result.type)
 
     def verify_(self) -> None:
         if self.input.type != self.result.type:
@@ -984,9 +965,34 @@ def _print_region_with_args(printer: Printer, region: Region) -> None:
     printer.print_region(region, print_entry_block_args=False, print_empty_block=False)
 
 
-def _function_type_parts(parser: Parser) -> tuple[Sequence[Attribute], Sequence[Attribute]]:
+def _parse_body_and_signature(
+    cls: type[OpT],
+    parser: Parser,
+    operands: Sequence[UnresolvedOperand],
+    properties: dict[str, Attribute],
+) -> OpT:
+    """``(%arg1: T) {...} {attrs} : (ins) -> outs`` after a region op's operands and
+    properties: its one variadic operand, variadic result and body; build the op."""
+    body = _parse_region_with_args(parser)
+    attrs = _parse_trailing_attrs(parser)
+    parser.parse_punctuation(":")
     fn: FunctionType = parser.parse_function_type()
-    return fn.inputs.data, fn.outputs.data
+    values = parser.resolve_operands(operands, fn.inputs.data, parser.pos)
+    return cls.build(
+        operands=[values],
+        result_types=[fn.outputs.data],
+        properties=dict(sorted(properties.items())),
+        attributes=attrs,
+        regions=[body],
+    )
+
+
+def _print_body_and_signature(printer: Printer, op: Operation, body: Region) -> None:
+    """`` (%arg1: T) {...} {attrs} : (ins) -> outs`` of every operand and result."""
+    _print_region_with_args(printer, body)
+    _print_trailing_attrs(printer, op)
+    printer.print_string(" : ")
+    printer.print_function_type([v.type for v in op.operands], [r.type for r in op.results])
 
 
 def _verify_body_types(
@@ -1056,36 +1062,22 @@ class ManualComputationOp(IRDLOperation):
         for key in ("in_shardings", "out_shardings"):
             parser.parse_keyword(key)
             parser.parse_punctuation("=")
-            props[key] = TensorShardingPerValueAttr.parse_list(parser)
+            props[key] = TensorShardingPerValueAttr.parse_inline(parser)
         parser.parse_keyword("manual_axes")
         parser.parse_punctuation("=")
         props["manual_axes"] = ManualAxesAttr.new(ManualAxesAttr.parse_parameters(parser))
-        body = _parse_region_with_args(parser)
-        attrs = _parse_trailing_attrs(parser)
-        parser.parse_punctuation(":")
-        ins, outs = _function_type_parts(parser)
-        values = parser.resolve_operands(operands, ins, parser.pos)
-        return cls.build(
-            operands=[values],
-            result_types=[outs],
-            properties=dict(sorted(props.items())),
-            attributes=attrs,
-            regions=[body],
-        )
+        return _parse_body_and_signature(cls, parser, operands, props)
 
     def print(self, printer: Printer) -> None:
         printer.print_string("(")
         printer.print_list(self.tensors, printer.print_operand)
         printer.print_string(") in_shardings=")
-        self.in_shardings.print_list(printer)
+        self.in_shardings.print_inline(printer)
         printer.print_string(" out_shardings=")
-        self.out_shardings.print_list(printer)
+        self.out_shardings.print_inline(printer)
         printer.print_string(" manual_axes=")
         self.manual_axes.print_parameters(printer)
-        _print_region_with_args(printer, self.body)
-        _print_trailing_attrs(printer, self)
-        printer.print_string(" : ")
-        printer.print_function_type([v.type for v in self.tensors], [r.type for r in self.results_])
+        _print_body_and_signature(printer, self, self.body)
 
     def verify_(self) -> None:
         ins, outs = self.in_shardings.shardings.data, self.out_shardings.shardings.data
@@ -1172,19 +1164,8 @@ class NamedComputationOp(IRDLOperation):
         for key in ("in_shardings", "out_shardings"):
             if parser.parse_optional_keyword(key) is not None:
                 parser.parse_punctuation("=")
-                props[key] = TensorShardingPerValueAttr.parse_list(parser)
-        body = _parse_region_with_args(parser)
-        attrs = _parse_trailing_attrs(parser)
-        parser.parse_punctuation(":")
-        ins, outs = _function_type_parts(parser)
-        values = parser.resolve_operands(operands, ins, parser.pos)
-        return cls.build(
-            operands=[values],
-            result_types=[outs],
-            properties=dict(sorted(props.items())),
-            attributes=attrs,
-            regions=[body],
-        )
+                props[key] = TensorShardingPerValueAttr.parse_inline(parser)
+        return _parse_body_and_signature(cls, parser, operands, props)
 
     def print(self, printer: Printer) -> None:
         printer.print_string("<")
@@ -1196,11 +1177,8 @@ class NamedComputationOp(IRDLOperation):
             attr = self.properties.get(key)
             if isinstance(attr, TensorShardingPerValueAttr):
                 printer.print_string(f" {key}=")
-                attr.print_list(printer)
-        _print_region_with_args(printer, self.body)
-        _print_trailing_attrs(printer, self)
-        printer.print_string(" : ")
-        printer.print_function_type([v.type for v in self.operands_], [r.type for r in self.result])
+                attr.print_inline(printer)
+        _print_body_and_signature(printer, self, self.body)
 
     def verify_(self) -> None:
         _verify_body_types(
@@ -1233,52 +1211,22 @@ class ShardingGroupOp(IRDLOperation):
         operand = parser.parse_unresolved_operand()
         parser.parse_keyword("group_id")
         parser.parse_punctuation("=")
-        gid = parser.parse_integer()
-        attrs = _parse_trailing_attrs(parser)
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        return cls.build(
-            operands=[parser.resolve_operand(operand, t)],
-            properties={"group_id": IntegerAttr(gid, i64)},
-            attributes=attrs,
-        )
+        gid = IntegerAttr(parser.parse_integer(), i64)
+        return _parse_attrs_and_type(cls, parser, operand, {"group_id": gid}, has_result=False)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_operand(self.input)
         printer.print_string(f" group_id={self.group_id.value.data}")
-        _print_trailing_attrs(printer, self)
-        printer.print_string(" : ")
-        printer.print_attribute(self.input.type)
+        _print_attrs_and_type(printer, self, self.input.type)
 
 
 @irdl_op_definition
-class ConstantOp(IRDLOperation):
+class ConstantOp(DenseConstantOp):
     """``sdy.constant {attrs} dense<...> : T``: a constant that is never folded or CSE'd."""
 
     name = "sdy.constant"
-    value = prop_def(DenseIntOrFPElementsAttr)
-    output = result_def(TensorType)
     traits = traits_def(Pure())
-
-    @classmethod
-    def parse(cls, parser: Parser) -> ConstantOp:
-        attrs = _parse_trailing_attrs(parser)
-        value = parser.parse_attribute()
-        if not isinstance(value, DenseIntOrFPElementsAttr):
-            parser.raise_error("sdy.constant expects a dense elements attribute")
-        return cls.build(properties={"value": value}, attributes=attrs, result_types=[value.type])
-
-    def print(self, printer: Printer) -> None:
-        _print_trailing_attrs(printer, self)
-        printer.print_string(" ")
-        printer.print_attribute(self.value)
-
-    def verify_(self) -> None:
-        if self.value.type != self.output.type:
-            raise VerifyException(
-                f"'sdy.constant' result type {self.output.type} differs from the value's {self.value.type}"
-            )
 
 
 @irdl_op_definition
@@ -1297,15 +1245,7 @@ class DataFlowEdgeOp(IRDLOperation):
         if parser.parse_optional_keyword("sharding") is not None:
             parser.parse_punctuation("=")
             props["sharding"] = TensorShardingAttr.parse_stripped(parser)
-        attrs = _parse_trailing_attrs(parser)
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        return cls.build(
-            operands=[parser.resolve_operand(operand, t)],
-            result_types=[t],
-            properties=dict(sorted(props.items())),
-            attributes=attrs,
-        )
+        return _parse_attrs_and_type(cls, parser, operand, props)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -1313,9 +1253,7 @@ class DataFlowEdgeOp(IRDLOperation):
         if self.sharding is not None:
             printer.print_string(" sharding=")
             self.sharding.print_parameters(printer)
-        _print_trailing_attrs(printer, self)
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
+        _print_attrs_and_type(printer, self, self.result.type)
 
     def verify_(self) -> None:
         if self.input.type != self.result.type:
@@ -1334,20 +1272,12 @@ class FuncDataFlowEdgeOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> FuncDataFlowEdgeOp:
-        operand = parser.parse_unresolved_operand()
-        attrs = _parse_trailing_attrs(parser)
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        return cls.build(
-            operands=[parser.resolve_operand(operand, t)], result_types=[t], attributes=attrs
-        )
+        return _parse_attrs_and_type(cls, parser, parser.parse_unresolved_operand(), {})
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_operand(self.operand)
-        _print_trailing_attrs(printer, self)
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
+        _print_attrs_and_type(printer, self, self.result.type)
 
     def verify_(self) -> None:
         if self.operand.type != self.result.type:
@@ -1374,24 +1304,14 @@ class PropagationBarrierOp(IRDLOperation):
         operand = parser.parse_unresolved_operand()
         parser.parse_keyword("allowed_direction")
         parser.parse_punctuation("=")
-        direction = parser.parse_keyword_in(_DIRECTIONS)
-        attrs = _parse_trailing_attrs(parser)
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        return cls.build(
-            operands=[parser.resolve_operand(operand, t)],
-            result_types=[t],
-            properties={"allowed_direction": IntegerAttr(_DIRECTIONS.index(direction), i32)},
-            attributes=attrs,
-        )
+        direction = IntegerAttr(_DIRECTIONS.index(parser.parse_keyword_in(_DIRECTIONS)), i32)
+        return _parse_attrs_and_type(cls, parser, operand, {"allowed_direction": direction})
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_operand(self.input)
         printer.print_string(f" allowed_direction={_DIRECTIONS[self.allowed_direction.value.data]}")
-        _print_trailing_attrs(printer, self)
-        printer.print_string(" : ")
-        printer.print_attribute(self.input.type)
+        _print_attrs_and_type(printer, self, self.input.type)
 
     def verify_(self) -> None:
         d = self.allowed_direction.value.data
@@ -1428,15 +1348,7 @@ class _CollectiveOp(IRDLOperation):
         parser.parse_keyword("out_sharding")
         parser.parse_punctuation("=")
         props["out_sharding"] = TensorShardingAttr.parse_stripped(parser)
-        attrs = _parse_trailing_attrs(parser)
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        return cls.build(
-            operands=[parser.resolve_operand(operand, t)],
-            result_types=[t],
-            properties=dict(sorted(props.items())),
-            attributes=attrs,
-        )
+        return _parse_attrs_and_type(cls, parser, operand, props)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -1448,9 +1360,7 @@ class _CollectiveOp(IRDLOperation):
         printer.print_operand(self.tensor)
         printer.print_string(" out_sharding=")
         self.out_sharding.print_parameters(printer)
-        _print_trailing_attrs(printer, self)
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
+        _print_attrs_and_type(printer, self, self.result.type)
 
     def verify_(self) -> None:
         if self.tensor.type != self.result.type:

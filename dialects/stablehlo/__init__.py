@@ -13,7 +13,8 @@ otherwise. Modules:
 - :mod:`.float_format`, :mod:`.constant`: bit-exact float text and ``stablehlo.constant``;
 - :mod:`.ops_elementwise`, :mod:`.ops_shape`, :mod:`.ops_compute`, :mod:`.ops_regions`,
   :mod:`.ops_collectives`: the ops by family;
-- :mod:`.base`: MLIR-style attribute dictionaries and type directives shared by the ops.
+- :mod:`.base`: MLIR-style attribute dictionaries, type directives and the declarative
+  ``operands, key = value attr-dict : types`` format most ops share.
 
 >>> from xdsl.context import Context
 >>> ctx = Context(); ctx.load_dialect(StableHLO)

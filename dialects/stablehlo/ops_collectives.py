@@ -51,10 +51,11 @@ from xdsl.utils.exceptions import VerifyException
 
 from dialects.stablehlo.attributes import OutputOperandAliasAttr
 from dialects.stablehlo.base import (
+    KeywordFormat,
     StableHLOOp,
-    parse_functional_type,
+    TypeFormat,
+    define_op,
     parse_operand_list,
-    print_functional_type,
     resolve,
 )
 from dialects.stablehlo.traits import PairwiseSameOperandAndResultType
@@ -62,8 +63,7 @@ from dialects.stablehlo.types import TokenType
 
 
 def _op(name: str, cls_name: str, doc: str, body: dict[str, object]) -> type[StableHLOOp]:
-    ns: dict[str, object] = {"name": name, "__doc__": doc, **body}
-    return irdl_op_definition(type(cls_name, (StableHLOOp,), ns))
+    return define_op(StableHLOOp, cls_name, name, doc, **body)
 
 
 _RG = {"replica_groups": prop_def(Attribute), "channel_handle": opt_prop_def(Attribute)}
@@ -117,16 +117,14 @@ AsyncDoneOp = _op("stablehlo.async_done", "AsyncDoneOp", "Generic-form ``stableh
 class _TypeOnly(StableHLOOp):
     """``attr-dict : type(results)``."""
 
+    TYPES: ClassVar[TypeFormat] = "result"
+
     @classmethod
     def parse(cls, parser: Parser):
-        attrs = cls.parse_attr_dict(parser)
-        parser.parse_punctuation(":")
-        return cls.create_parsed(parser, [], [parser.parse_type()], attrs)
+        return cls.parse_attrs_and_types(parser, [], {})
 
     def print(self, printer: Printer) -> None:
-        self.print_attr_dict(printer)
-        printer.print_string(" : ")
-        printer.print_attribute(self.results[0].type)
+        self.print_attrs_and_types(printer)
 
 
 @irdl_op_definition
@@ -157,28 +155,14 @@ class CreateTokenOp(_TypeOnly):
 
 
 @irdl_op_definition
-class AfterAllOp(StableHLOOp):
+class AfterAllOp(KeywordFormat):
     """``stablehlo.after_all %a, %b : !stablehlo.token``."""
 
     name = "stablehlo.after_all"
+    TYPES: ClassVar[TypeFormat] = "result"
     inputs = var_operand_def(TokenType)
     result = result_def(TokenType)
     traits = traits_def(Pure())
-
-    @classmethod
-    def parse(cls, parser: Parser):
-        ops = parse_operand_list(parser)
-        attrs = cls.parse_attr_dict(parser)
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        return cls.create_parsed(parser, [resolve(parser, ops, [t] * len(ops))], [t], attrs)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")  # MLIR keeps this space even with no inputs
-        printer.print_list(self.inputs, printer.print_operand)
-        self.print_attr_dict(printer)
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
 
 
 @irdl_op_definition
@@ -255,10 +239,7 @@ class CustomCallOp(StableHLOOp):
         parser.parse_punctuation("(")
         ops = parse_operand_list(parser)
         parser.parse_punctuation(")")
-        attrs.update(cls.parse_attr_dict(parser))
-        parser.parse_punctuation(":")
-        ins, outs = parse_functional_type(parser)
-        return cls.create_parsed(parser, [resolve(parser, ops, ins)], [outs], attrs)
+        return cls.parse_attrs_and_types(parser, ops, attrs)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -266,8 +247,7 @@ class CustomCallOp(StableHLOOp):
         printer.print_string("(")
         printer.print_list(self.inputs, printer.print_operand)
         printer.print_string(")")
-        self.print_attr_dict(printer, ("call_target_name",))
-        print_functional_type(printer, [o.type for o in self.inputs], [r.type for r in self.res])
+        self.print_attrs_and_types(printer, ("call_target_name",))
 
     def verify_(self) -> None:
         aliases = self.output_operand_aliases
@@ -303,19 +283,13 @@ class CompositeOp(StableHLOOp):
     @classmethod
     def parse(cls, parser: Parser):
         attrs: dict[str, Attribute] = {"name": StringAttr(parser.parse_str_literal())}
-        ops = parse_operand_list(parser)
-        attrs.update(cls.parse_attr_dict(parser))
-        parser.parse_punctuation(":")
-        ins, outs = parse_functional_type(parser)
-        return cls.create_parsed(parser, [resolve(parser, ops, ins)], [outs], attrs)
+        return cls.parse_attrs_and_types(parser, parse_operand_list(parser), attrs)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_string_literal(self.name_.data)
-        printer.print_string(" ")
-        printer.print_list(self.inputs, printer.print_operand)
-        self.print_attr_dict(printer, ("name",))
-        print_functional_type(printer, [o.type for o in self.inputs], [r.type for r in self.res])
+        self.print_operands(printer)
+        self.print_attrs_and_types(printer, ("name",))
 
 
 COLLECTIVE_OPS: list[type[StableHLOOp]] = [

@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from xdsl.dialects.builtin import (
     I64,
     AnyTensorType,
@@ -38,29 +40,28 @@ from dialects.stablehlo.attributes import (
     ConvDimensionNumbersAttr,
     DotAlgorithmAttr,
     DotDimensionNumbersAttr,
-    FftType,
     FftTypeAttr,
     Precision,
     PrecisionAttr,
-    RngAlgorithm,
     RngAlgorithmAttr,
-    RngDistribution,
     RngDistributionAttr,
     TransposeAttr,
     conv_dims_text,
     parse_conv_dims_body,
 )
 from dialects.stablehlo.base import (
+    Keyword,
+    KeywordFormat,
     StableHLOOp,
+    TypeFormat,
+    array_keyword,
     array_values,
+    enum_keyword,
     i64_array,
     int_array_text,
-    parse_functional_type,
     parse_int_array,
-    parse_same_operands_and_result_type,
-    print_functional_type,
-    print_same_operands_and_result_type,
-    resolve,
+    parse_operands,
+    string_keyword,
 )
 from dialects.stablehlo.traits import DYN, SameOperandsAndResultElementType
 
@@ -93,9 +94,7 @@ class DotGeneralOp(StableHLOOp):
 
     @classmethod
     def parse(cls, parser: Parser):
-        a = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        b = parser.parse_unresolved_operand()
+        operands = parse_operands(parser, 2)
         dims: dict[str, list[int]] = {}
         attrs: dict[str, Attribute] = {}
         while parser.parse_optional_punctuation(","):
@@ -119,17 +118,11 @@ class DotGeneralOp(StableHLOOp):
                     "contracting_dims, precision or algorithm"
                 )
         attrs["dot_dimension_numbers"] = DotDimensionNumbersAttr.from_fields(**dims)
-        attrs.update(cls.parse_attr_dict(parser))
-        parser.parse_punctuation(":")
-        ins, outs = parse_functional_type(parser)
-        return cls.create_parsed(parser, resolve(parser, [a, b], ins), outs, attrs)
+        return cls.parse_attrs_and_types(parser, operands, attrs)
 
     def print(self, printer: Printer) -> None:
         dn = self.dot_dimension_numbers
-        printer.print_string(" ")
-        printer.print_operand(self.lhs)
-        printer.print_string(", ")
-        printer.print_operand(self.rhs)
+        self.print_operands(printer)
         lb, rb = dn.dims("lhs_batching_dimensions"), dn.dims("rhs_batching_dimensions")
         if lb or rb:
             printer.print_string(f", batching_dims = {int_array_text(lb)} x {int_array_text(rb)}")
@@ -140,8 +133,7 @@ class DotGeneralOp(StableHLOOp):
         if self.algorithm is not None:
             printer.print_string(", algorithm = ")
             self.algorithm.print_parameters(printer)
-        self.print_attr_dict(printer, ("dot_dimension_numbers", "precision_config", "algorithm"))
-        print_functional_type(printer, [self.lhs.type, self.rhs.type], [self.result.type])
+        self.print_attrs_and_types(printer, ("dot_dimension_numbers", "precision_config", "algorithm"))
 
     def verify_(self) -> None:
         dn = self.dot_dimension_numbers
@@ -184,28 +176,19 @@ class DotOp(StableHLOOp):
 
     @classmethod
     def parse(cls, parser: Parser):
-        a = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        b = parser.parse_unresolved_operand()
+        operands = parse_operands(parser, 2)
         attrs: dict[str, Attribute] = {}
         if parser.parse_optional_punctuation(","):
             parser.parse_keyword("precision")
             parser.parse_punctuation("=")
             attrs["precision_config"] = _parse_precision_list(parser)
-        attrs.update(cls.parse_attr_dict(parser))
-        parser.parse_punctuation(":")
-        ins, outs = parse_functional_type(parser)
-        return cls.create_parsed(parser, resolve(parser, [a, b], ins), outs, attrs)
+        return cls.parse_attrs_and_types(parser, operands, attrs)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.lhs)
-        printer.print_string(", ")
-        printer.print_operand(self.rhs)
+        self.print_operands(printer)
         if self.precision_config is not None and self.precision_config.data:
             printer.print_string(f", precision = {_precision_text(self.precision_config)}")
-        self.print_attr_dict(printer, ("precision_config",))
-        print_functional_type(printer, [self.lhs.type, self.rhs.type], [self.result.type])
+        self.print_attrs_and_types(printer, ("precision_config",))
 
 
 _WINDOW_KEYS = (
@@ -239,9 +222,7 @@ class ConvolutionOp(StableHLOOp):
     @classmethod
     def parse(cls, parser: Parser):
         parser.parse_punctuation("(")
-        a = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        b = parser.parse_unresolved_operand()
+        operands = parse_operands(parser, 2)
         parser.parse_punctuation(")")
         parser.parse_keyword("dim_numbers")
         parser.parse_punctuation("=")
@@ -274,16 +255,11 @@ class ConvolutionOp(StableHLOOp):
         if parser.parse_optional_punctuation("}") is None:
             parser.parse_comma_separated_list(parser.Delimiter.NONE, entry)
             parser.parse_punctuation("}")
-        attrs.update(cls.parse_attr_dict(parser))
-        parser.parse_punctuation(":")
-        ins, outs = parse_functional_type(parser)
-        return cls.create_parsed(parser, resolve(parser, [a, b], ins), outs, attrs)
+        return cls.parse_attrs_and_types(parser, operands, attrs)
 
     def print(self, printer: Printer) -> None:
         printer.print_string("(")
-        printer.print_operand(self.lhs)
-        printer.print_string(", ")
-        printer.print_operand(self.rhs)
+        printer.print_list(self.operands, printer.print_operand)
         printer.print_string(f") dim_numbers = {conv_dims_text(self.dimension_numbers)}, window = {{")
         parts: list[str] = []
         for key, prop in _WINDOW_KEYS:
@@ -300,8 +276,7 @@ class ConvolutionOp(StableHLOOp):
                 text = int_array_text(array_values(value))
             parts.append(f"{key} = {text}")
         printer.print_string(", ".join(parts) + "}")
-        self.print_attr_dict(printer, ["dimension_numbers", *(p for _, p in _WINDOW_KEYS)])
-        print_functional_type(printer, [self.lhs.type, self.rhs.type], [self.result.type])
+        self.print_attrs_and_types(printer, ["dimension_numbers", *(p for _, p in _WINDOW_KEYS)])
 
 
 @irdl_op_definition
@@ -325,170 +300,74 @@ class DynamicConvOp(StableHLOOp):
 
 
 @irdl_op_definition
-class EinsumOp(StableHLOOp):
+class EinsumOp(KeywordFormat):
     """``stablehlo.einsum %a, %b, config = "ab,bc->ac" : (...) -> ...``."""
 
     name = "stablehlo.einsum"
+    KEYWORDS: ClassVar[tuple[Keyword, ...]] = (string_keyword("config", "einsum_config"),)
     lhs = operand_def(AnyTensorType)
     rhs = operand_def(AnyTensorType)
     einsum_config = prop_def(StringAttr)
     result = result_def(AnyTensorType)
     traits = traits_def(Pure())
 
-    @classmethod
-    def parse(cls, parser: Parser):
-        ops = [parser.parse_unresolved_operand()]
-        parser.parse_punctuation(",")
-        ops.append(parser.parse_unresolved_operand())
-        parser.parse_punctuation(",")
-        parser.parse_keyword("config")
-        parser.parse_punctuation("=")
-        attrs: dict[str, Attribute] = {"einsum_config": StringAttr(parser.parse_str_literal())}
-        attrs.update(cls.parse_attr_dict(parser))
-        parser.parse_punctuation(":")
-        ins, outs = parse_functional_type(parser)
-        return cls.create_parsed(parser, resolve(parser, ops, ins), outs, attrs)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list(self.operands, printer.print_operand)
-        printer.print_string(", config = ")
-        printer.print_string_literal(self.einsum_config.data)
-        self.print_attr_dict(printer, ("einsum_config",))
-        print_functional_type(printer, [o.type for o in self.operands], [self.result.type])
-
 
 @irdl_op_definition
-class UnaryEinsumOp(StableHLOOp):
+class UnaryEinsumOp(KeywordFormat):
     """``stablehlo.unary_einsum %x, config = "ab->a" : (...) -> ...``."""
 
     name = "stablehlo.unary_einsum"
+    KEYWORDS: ClassVar[tuple[Keyword, ...]] = (string_keyword("config", "einsum_config"),)
     operand = operand_def(AnyTensorType)
     einsum_config = prop_def(StringAttr)
     result = result_def(AnyTensorType)
     traits = traits_def(Pure())
 
-    @classmethod
-    def parse(cls, parser: Parser):
-        x = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        parser.parse_keyword("config")
-        parser.parse_punctuation("=")
-        attrs: dict[str, Attribute] = {"einsum_config": StringAttr(parser.parse_str_literal())}
-        attrs.update(cls.parse_attr_dict(parser))
-        parser.parse_punctuation(":")
-        ins, outs = parse_functional_type(parser)
-        return cls.create_parsed(parser, resolve(parser, [x], ins), outs, attrs)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.operand)
-        printer.print_string(", config = ")
-        printer.print_string_literal(self.einsum_config.data)
-        self.print_attr_dict(printer, ("einsum_config",))
-        print_functional_type(printer, [self.operand.type], [self.result.type])
-
 
 @irdl_op_definition
-class FftOp(StableHLOOp):
+class FftOp(KeywordFormat):
     """``stablehlo.fft %x, type = FFT, length = [4] : (...) -> ...``."""
 
     name = "stablehlo.fft"
+    KEYWORDS: ClassVar[tuple[Keyword, ...]] = (
+        enum_keyword("type", "fft_type", FftTypeAttr),
+        array_keyword("length", "fft_length"),
+    )
     operand = operand_def(AnyTensorType)
     fft_type = prop_def(FftTypeAttr)
     fft_length = prop_def(DenseArrayBase)
     result = result_def(AnyTensorType)
     traits = traits_def(Pure())
 
-    @classmethod
-    def parse(cls, parser: Parser):
-        x = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        parser.parse_keyword("type")
-        parser.parse_punctuation("=")
-        attrs: dict[str, Attribute] = {"fft_type": FftTypeAttr(parser.parse_str_enum(FftType))}
-        parser.parse_punctuation(",")
-        parser.parse_keyword("length")
-        parser.parse_punctuation("=")
-        attrs["fft_length"] = i64_array(parse_int_array(parser))
-        attrs.update(cls.parse_attr_dict(parser))
-        parser.parse_punctuation(":")
-        ins, outs = parse_functional_type(parser)
-        return cls.create_parsed(parser, resolve(parser, [x], ins), outs, attrs)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.operand)
-        printer.print_string(
-            f", type = {self.fft_type.data.value}, length = {int_array_text(array_values(self.fft_length))}"
-        )
-        self.print_attr_dict(printer, ("fft_type", "fft_length"))
-        print_functional_type(printer, [self.operand.type], [self.result.type])
-
 
 @irdl_op_definition
-class RngOp(StableHLOOp):
+class RngOp(KeywordFormat):
     """``stablehlo.rng %a, %b, %shape, distribution = NORMAL : (...) -> ...``."""
 
     name = "stablehlo.rng"
+    KEYWORDS: ClassVar[tuple[Keyword, ...]] = (
+        enum_keyword("distribution", "rng_distribution", RngDistributionAttr),
+    )
     a = operand_def(AnyTensorType)
     b = operand_def(AnyTensorType)
     shape = operand_def(AnyTensorType)
     rng_distribution = prop_def(RngDistributionAttr)
     result = result_def(AnyTensorType)
 
-    @classmethod
-    def parse(cls, parser: Parser):
-        ops = [parser.parse_unresolved_operand()]
-        for _ in range(2):
-            parser.parse_punctuation(",")
-            ops.append(parser.parse_unresolved_operand())
-        parser.parse_punctuation(",")
-        parser.parse_keyword("distribution")
-        parser.parse_punctuation("=")
-        attrs: dict[str, Attribute] = {"rng_distribution": RngDistributionAttr(parser.parse_str_enum(RngDistribution))}
-        attrs.update(cls.parse_attr_dict(parser))
-        parser.parse_punctuation(":")
-        ins, outs = parse_functional_type(parser)
-        return cls.create_parsed(parser, resolve(parser, ops, ins), outs, attrs)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list(self.operands, printer.print_operand)
-        printer.print_string(f", distribution = {self.rng_distribution.data.value}")
-        self.print_attr_dict(printer, ("rng_distribution",))
-        print_functional_type(printer, [o.type for o in self.operands], [self.result.type])
-
 
 @irdl_op_definition
-class RngBitGeneratorOp(StableHLOOp):
+class RngBitGeneratorOp(KeywordFormat):
     """``%s, %out = stablehlo.rng_bit_generator %state, algorithm = DEFAULT : (...) -> (...)``."""
 
     name = "stablehlo.rng_bit_generator"
+    KEYWORDS: ClassVar[tuple[Keyword, ...]] = (
+        enum_keyword("algorithm", "rng_algorithm", RngAlgorithmAttr),
+    )
     initial_state = operand_def(AnyTensorType)
     rng_algorithm = prop_def(RngAlgorithmAttr)
     output_state = result_def(AnyTensorType)
     output = result_def(AnyTensorType)
     traits = traits_def(Pure())
-
-    @classmethod
-    def parse(cls, parser: Parser):
-        x = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        parser.parse_keyword("algorithm")
-        parser.parse_punctuation("=")
-        attrs: dict[str, Attribute] = {"rng_algorithm": RngAlgorithmAttr(parser.parse_str_enum(RngAlgorithm))}
-        attrs.update(cls.parse_attr_dict(parser))
-        parser.parse_punctuation(":")
-        ins, outs = parse_functional_type(parser)
-        return cls.create_parsed(parser, resolve(parser, [x], ins), outs, attrs)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.initial_state)
-        printer.print_string(f", algorithm = {self.rng_algorithm.data.value}")
-        self.print_attr_dict(printer, ("rng_algorithm",))
-        print_functional_type(printer, [self.initial_state.type], [r.type for r in self.results])
 
     def verify_(self) -> None:
         if self.initial_state.type != self.output_state.type:
@@ -503,6 +382,7 @@ class CholeskyOp(StableHLOOp):
     """``stablehlo.cholesky %a, lower = true : tensor<3x3xf32>``."""
 
     name = "stablehlo.cholesky"
+    TYPES: ClassVar[TypeFormat] = "same"
     a = operand_def(AnyTensorType)
     lower = opt_prop_def(Attribute)
     result = result_def(AnyTensorType)
@@ -518,18 +398,14 @@ class CholeskyOp(StableHLOOp):
             parser.parse_keyword("lower")
             parser.parse_punctuation("=")
             attrs["lower"] = BoolAttr.from_bool(parser.parse_boolean())
-        attrs.update(cls.parse_attr_dict(parser))
-        ins, out = parse_same_operands_and_result_type(parser, 1)
-        return cls.create_parsed(parser, resolve(parser, [x], ins), [out], attrs)
+        return cls.parse_attrs_and_types(parser, [x], attrs)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.a)
+        self.print_operands(printer)
         value = getattr(self.lower, "value", None)
         if value is not None and value.data:  # `lower = false` is the default: elided
             printer.print_string(", lower = true")
-        self.print_attr_dict(printer, ("lower",))
-        print_same_operands_and_result_type(printer, [self.a.type], self.result.type)
+        self.print_attrs_and_types(printer, ("lower",))
 
 
 @irdl_op_definition

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import ClassVar, cast
+from typing import ClassVar
 
 from xdsl.dialects.builtin import I32, AnyTensorType, IntegerAttr, TensorType, i1, i32
 from xdsl.ir import Attribute
@@ -39,11 +39,14 @@ from dialects.stablehlo.attributes import (
     ResultAccuracyAttr,
 )
 from dialects.stablehlo.base import (
+    KeywordFormat,
     StableHLOOp,
+    TypeFormat,
+    define_op,
     parse_functional_type,
-    parse_same_operands_and_result_type,
+    parse_keyword_equals,
+    parse_operands,
     print_functional_type,
-    print_same_operands_and_result_type,
     resolve,
 )
 from dialects.stablehlo.traits import (
@@ -52,27 +55,16 @@ from dialects.stablehlo.traits import (
     SameOperandsAndResultShape,
     SameOperandsElementType,
     shapes_compatible,
+    verify_i1_results,
 )
 
 
-class UnaryElementwiseOp(StableHLOOp):
+class UnaryElementwiseOp(KeywordFormat):
     """``$operand attr-dict : custom<SameOperandsAndResultType>``."""
 
+    TYPES: ClassVar[TypeFormat] = "same"
     operand = operand_def(AnyTensorType)
     result = result_def(AnyTensorType)
-
-    @classmethod
-    def parse(cls, parser: Parser):
-        x = parser.parse_unresolved_operand()
-        attrs = cls.parse_attr_dict(parser)
-        ins, out = parse_same_operands_and_result_type(parser, 1)
-        return cls.create_parsed(parser, resolve(parser, [x], ins), [out], attrs)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.operand)
-        self.print_attr_dict(printer)
-        print_same_operands_and_result_type(printer, [self.operand.type], self.result.type)
 
 
 class AccuracyUnaryElementwiseOp(UnaryElementwiseOp):
@@ -84,29 +76,13 @@ class AccuracyUnaryElementwiseOp(UnaryElementwiseOp):
     }
 
 
-class BinaryElementwiseOp(StableHLOOp):
+class BinaryElementwiseOp(KeywordFormat):
     """``$lhs, $rhs attr-dict : custom<SameOperandsAndResultType>``."""
 
+    TYPES: ClassVar[TypeFormat] = "same"
     lhs = operand_def(AnyTensorType)
     rhs = operand_def(AnyTensorType)
     result = result_def(AnyTensorType)
-
-    @classmethod
-    def parse(cls, parser: Parser):
-        a = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        b = parser.parse_unresolved_operand()
-        attrs = cls.parse_attr_dict(parser)
-        ins, out = parse_same_operands_and_result_type(parser, 2)
-        return cls.create_parsed(parser, resolve(parser, [a, b], ins), [out], attrs)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.lhs)
-        printer.print_string(", ")
-        printer.print_operand(self.rhs)
-        self.print_attr_dict(printer)
-        print_same_operands_and_result_type(printer, [self.lhs.type, self.rhs.type], self.result.type)
 
 
 _SAME = (Pure(), Elementwise(), CompatibleOperandsAndResultType())
@@ -114,16 +90,14 @@ _SHAPE_ONLY = (Pure(), Elementwise(), SameOperandsAndResultShape())
 
 
 def _unary(name: str, cls_name: str, traits: tuple[OpTrait, ...], accuracy: bool) -> type[UnaryElementwiseOp]:
-    body: dict[str, object] = {"name": f"stablehlo.{name}", "traits": traits_def(*traits),
-                               "__doc__": f"``stablehlo.{name}`` (elementwise)."}
     base: type[UnaryElementwiseOp] = AccuracyUnaryElementwiseOp if accuracy else UnaryElementwiseOp
-    return irdl_op_definition(cast(type[UnaryElementwiseOp], type(cls_name, (base,), body)))
+    return define_op(base, cls_name, f"stablehlo.{name}", f"``stablehlo.{name}`` (elementwise).",
+                     traits=traits_def(*traits))
 
 
 def _binary(name: str, cls_name: str, traits: tuple[OpTrait, ...]) -> type[BinaryElementwiseOp]:
-    body: dict[str, object] = {"name": f"stablehlo.{name}", "traits": traits_def(*traits),
-                               "__doc__": f"``stablehlo.{name}`` (elementwise)."}
-    return irdl_op_definition(type(cls_name, (BinaryElementwiseOp,), body))
+    return define_op(BinaryElementwiseOp, cls_name, f"stablehlo.{name}",
+                     f"``stablehlo.{name}`` (elementwise).", traits=traits_def(*traits))
 
 
 AbsOp = _unary("abs", "AbsOp", _SHAPE_ONLY, False)  # complex -> real changes the element type
@@ -173,7 +147,7 @@ XorOp = _binary("xor", "XorOp", _COMM)
 
 
 @irdl_op_definition
-class IsFiniteOp(StableHLOOp):
+class IsFiniteOp(KeywordFormat):
     """``stablehlo.is_finite %x : (tensor<4xf32>) -> tensor<4xi1>``."""
 
     name = "stablehlo.is_finite"
@@ -181,23 +155,8 @@ class IsFiniteOp(StableHLOOp):
     y = result_def(AnyTensorType)
     traits = traits_def(Pure(), Elementwise(), SameOperandsAndResultShape())
 
-    @classmethod
-    def parse(cls, parser: Parser):
-        x = parser.parse_unresolved_operand()
-        attrs = cls.parse_attr_dict(parser)
-        parser.parse_punctuation(":")
-        ins, outs = parse_functional_type(parser)
-        return cls.create_parsed(parser, resolve(parser, [x], ins), outs, attrs)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.x)
-        self.print_attr_dict(printer)
-        print_functional_type(printer, [self.x.type], [self.y.type])
-
     def verify_(self) -> None:
-        if isinstance(self.y.type, TensorType) and self.y.type.get_element_type() != i1:
-            raise VerifyException(f"'{self.name}' result must be a tensor of i1, got {self.y.type}")
+        verify_i1_results(self)
 
 
 @irdl_op_definition
@@ -220,9 +179,7 @@ class ComplexOp(StableHLOOp):
 
     @classmethod
     def parse(cls, parser: Parser):
-        a = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        b = parser.parse_unresolved_operand()
+        operands = parse_operands(parser, 2)
         attrs = cls.parse_attr_dict(parser)
         parser.parse_punctuation(":")
         if parser._current_token.text == "(":  # pyright: ignore[reportPrivateUsage]
@@ -234,13 +191,10 @@ class ComplexOp(StableHLOOp):
             if part is None:
                 parser.raise_error(f"stablehlo.complex: expected a tensor of complex type, got {out}")
             ins = [part, part]
-        return cls.create_parsed(parser, resolve(parser, [a, b], ins), [out], attrs)
+        return cls.create_parsed(parser, resolve(parser, operands, ins), [out], attrs)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.lhs)
-        printer.print_string(", ")
-        printer.print_operand(self.rhs)
+        self.print_operands(printer)
         self.print_attr_dict(printer)
         part = self._part_type(self.result.type)
         if part is not None and self.lhs.type == part and self.rhs.type == part:
@@ -266,31 +220,21 @@ class CompareOp(StableHLOOp):
     def parse(cls, parser: Parser):
         direction = parser.parse_str_enum(ComparisonDirection)
         parser.parse_punctuation(",")
-        a = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        b = parser.parse_unresolved_operand()
+        operands = parse_operands(parser, 2)
         attrs: dict[str, Attribute] = {"comparison_direction": ComparisonDirectionAttr(direction)}
         if parser.parse_optional_punctuation(","):
             attrs["compare_type"] = ComparisonTypeAttr(parser.parse_str_enum(ComparisonType))
-        attrs.update(cls.parse_attr_dict(parser))
-        parser.parse_punctuation(":")
-        ins, outs = parse_functional_type(parser)
-        return cls.create_parsed(parser, resolve(parser, [a, b], ins), outs, attrs)
+        return cls.parse_attrs_and_types(parser, operands, attrs)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.comparison_direction.data.value}, ")
-        printer.print_operand(self.lhs)
-        printer.print_string(", ")
-        printer.print_operand(self.rhs)
+        printer.print_string(f" {self.comparison_direction.data.value},")
+        self.print_operands(printer)
         if self.compare_type is not None:
             printer.print_string(f", {self.compare_type.data.value}")
-        self.print_attr_dict(printer, ("comparison_direction", "compare_type"))
-        print_functional_type(printer, [self.lhs.type, self.rhs.type], [self.result.type])
+        self.print_attrs_and_types(printer, ("comparison_direction", "compare_type"))
 
     def verify_(self) -> None:
-        t = self.result.type
-        if isinstance(t, TensorType) and t.get_element_type() != i1:
-            raise VerifyException(f"'{self.name}' result must be a tensor of i1, got {t}")
+        verify_i1_results(self)
 
 
 @irdl_op_definition
@@ -306,10 +250,7 @@ class SelectOp(StableHLOOp):
 
     @classmethod
     def parse(cls, parser: Parser):
-        ops = [parser.parse_unresolved_operand()]
-        for _ in range(2):
-            parser.parse_punctuation(",")
-            ops.append(parser.parse_unresolved_operand())
+        ops = parse_operands(parser, 3)
         attrs = cls.parse_attr_dict(parser)
         parser.parse_punctuation(":")
         if parser._current_token.text == "(":  # pyright: ignore[reportPrivateUsage]
@@ -322,8 +263,7 @@ class SelectOp(StableHLOOp):
         return cls.create_parsed(parser, resolve(parser, ops, ins), outs, attrs)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list(self.operands, printer.print_operand)
+        self.print_operands(printer)
         self.print_attr_dict(printer)
         t = self.result.type
         if self.on_true.type == t and self.on_false.type == t:
@@ -355,31 +295,16 @@ class SelectOp(StableHLOOp):
 
 
 @irdl_op_definition
-class ClampOp(StableHLOOp):
+class ClampOp(KeywordFormat):
     """``stablehlo.clamp %min, %x, %max : tensor<4xf32>`` (scalar bounds allowed)."""
 
     name = "stablehlo.clamp"
+    TYPES: ClassVar[TypeFormat] = "same"
     min = operand_def(AnyTensorType)
     operand = operand_def(AnyTensorType)
     max = operand_def(AnyTensorType)
     result = result_def(AnyTensorType)
     traits = traits_def(Pure(), Elementwise())
-
-    @classmethod
-    def parse(cls, parser: Parser):
-        ops = [parser.parse_unresolved_operand()]
-        for _ in range(2):
-            parser.parse_punctuation(",")
-            ops.append(parser.parse_unresolved_operand())
-        attrs = cls.parse_attr_dict(parser)
-        ins, out = parse_same_operands_and_result_type(parser, 3)
-        return cls.create_parsed(parser, resolve(parser, ops, ins), [out], attrs)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list(self.operands, printer.print_operand)
-        self.print_attr_dict(printer)
-        print_same_operands_and_result_type(printer, [o.type for o in self.operands], self.result.type)
 
     def verify_(self) -> None:
         x = self.operand.type
@@ -400,6 +325,7 @@ class ReducePrecisionOp(StableHLOOp):
     """``stablehlo.reduce_precision %x, format = e5m10 : tensor<4xf32>``."""
 
     name = "stablehlo.reduce_precision"
+    TYPES: ClassVar[TypeFormat] = "same"
     operand = operand_def(AnyTensorType)
     output = result_def(AnyTensorType)
     exponent_bits = prop_def(IntegerAttr[I32])
@@ -409,9 +335,7 @@ class ReducePrecisionOp(StableHLOOp):
     @classmethod
     def parse(cls, parser: Parser):
         x = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        parser.parse_keyword("format")
-        parser.parse_punctuation("=")
+        parse_keyword_equals(parser, "format")
         word = parser.parse_identifier()
         m = re.fullmatch(r"e(\d+)m(\d+)", word)
         if m is None:
@@ -420,18 +344,14 @@ class ReducePrecisionOp(StableHLOOp):
             "exponent_bits": IntegerAttr(int(m.group(1)), i32),
             "mantissa_bits": IntegerAttr(int(m.group(2)), i32),
         }
-        attrs.update(cls.parse_attr_dict(parser))
-        ins, out = parse_same_operands_and_result_type(parser, 1)
-        return cls.create_parsed(parser, resolve(parser, [x], ins), [out], attrs)
+        return cls.parse_attrs_and_types(parser, [x], attrs)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.operand)
+        self.print_operands(printer)
         printer.print_string(
             f", format = e{self.exponent_bits.value.data}m{self.mantissa_bits.value.data}"
         )
-        self.print_attr_dict(printer, ("exponent_bits", "mantissa_bits"))
-        print_same_operands_and_result_type(printer, [self.operand.type], self.output.type)
+        self.print_attrs_and_types(printer, ("exponent_bits", "mantissa_bits"))
 
     def verify_(self) -> None:
         if self.exponent_bits.value.data < 1:

@@ -39,6 +39,7 @@ from xdsl.utils.exceptions import VerifyException
 from dialects.stablehlo.base import (
     StableHLOOp,
     array_values,
+    define_op,
     i64_array,
     int_array_text,
     parse_functional_type,
@@ -392,8 +393,7 @@ def _verify_scatter(op: StableHLOOp) -> None:
 
 
 def _generic_region_op(name: str, cls_name: str, doc: str, body: dict[str, object]) -> type[StableHLOOp]:
-    ns: dict[str, object] = {"name": name, "__doc__": doc, **body}
-    return irdl_op_definition(type(cls_name, (StableHLOOp,), ns))
+    return define_op(StableHLOOp, cls_name, name, doc, **body)
 
 
 IfOp = _generic_region_op(

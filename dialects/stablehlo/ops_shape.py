@@ -41,18 +41,15 @@ from xdsl.utils.exceptions import VerifyException
 
 from dialects.stablehlo.attributes import GatherDimensionNumbersAttr
 from dialects.stablehlo.base import (
+    Keyword,
+    KeywordFormat,
     StableHLOOp,
+    TypeFormat,
+    array_keyword,
     array_values,
     i64_array,
-    int_array_text,
-    int_attr,
-    parse_functional_type,
-    parse_int_array,
+    int_keyword,
     parse_operand_list,
-    parse_operands_then_keyword,
-    parse_same_operands_and_result_type,
-    print_functional_type,
-    print_same_operands_and_result_type,
     resolve,
 )
 from dialects.stablehlo.traits import (
@@ -60,31 +57,6 @@ from dialects.stablehlo.traits import (
     CompatibleOperandsAndResultType,
     SameOperandsAndResultElementType,
 )
-
-
-class FunctionalFormat(StableHLOOp):
-    """``operands attr-dict : functional-type(operands, results)``."""
-
-    ELIDE: ClassVar[tuple[str, ...]] = ()
-
-    @classmethod
-    def parse(cls, parser: Parser):
-        ops = parse_operand_list(parser)
-        attrs = cls.parse_attr_dict(parser)
-        parser.parse_punctuation(":")
-        ins, outs = parse_functional_type(parser)
-        return cls.create_parsed(parser, cls.group(resolve(parser, ops, ins)), outs, attrs)
-
-    @classmethod
-    def group(cls, values: list[SSAValue]) -> Sequence[SSAValue | Sequence[SSAValue]]:
-        """Split a flat operand list into the op's operand groups (variadic ops override)."""
-        return values
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list(self.operands, printer.print_operand)
-        self.print_attr_dict(printer, self.ELIDE)
-        print_functional_type(printer, [o.type for o in self.operands], [r.type for r in self.results])
 
 
 def _shape(t: Attribute) -> tuple[int, ...]:
@@ -108,29 +80,23 @@ def _check_scalar_indices(op: StableHLOOp, indices: Sequence[SSAValue]) -> None:
             )
 
 
+def _check_slice_sizes(op: StableHLOOp, shape: tuple[int, ...], sizes: Sequence[int]) -> None:
+    """Each slice size fits its dimension (``dynamic_slice``, ``gather``)."""
+    for d, (n, s) in enumerate(zip(shape, sizes, strict=True)):
+        if s < 0 or (n != DYN and s > n):
+            raise VerifyException(f"'{op.name}' slice size {s} exceeds dimension {d} of size {n}")
+
+
 @irdl_op_definition
-class IotaOp(StableHLOOp):
+class IotaOp(KeywordFormat):
     """``stablehlo.iota dim = 0 : tensor<4x4xi32>``."""
 
     name = "stablehlo.iota"
+    KEYWORDS: ClassVar[tuple[Keyword, ...]] = (int_keyword("dim", "iota_dimension"),)
+    TYPES: ClassVar[TypeFormat] = "result"
     iota_dimension = prop_def(IntegerAttr[I64])
     output = result_def(AnyTensorType)
     traits = traits_def(Pure())
-
-    @classmethod
-    def parse(cls, parser: Parser):
-        parser.parse_keyword("dim")
-        parser.parse_punctuation("=")
-        attrs: dict[str, Attribute] = {"iota_dimension": int_attr(parser.parse_integer())}
-        attrs.update(cls.parse_attr_dict(parser))
-        parser.parse_punctuation(":")
-        return cls.create_parsed(parser, [], [parser.parse_type()], attrs)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" dim = {self.iota_dimension.value.data}")
-        self.print_attr_dict(printer, ("iota_dimension",))
-        printer.print_string(" : ")
-        printer.print_attribute(self.output.type)
 
     def verify_(self) -> None:
         rank = len(_shape(self.output.type))
@@ -140,76 +106,23 @@ class IotaOp(StableHLOOp):
 
 
 @irdl_op_definition
-class DynamicIotaOp(StableHLOOp):
+class DynamicIotaOp(KeywordFormat):
     """``stablehlo.dynamic_iota %shape, dim = 0 : (tensor<2xi64>) -> tensor<?x?xi32>``."""
 
     name = "stablehlo.dynamic_iota"
+    KEYWORDS: ClassVar[tuple[Keyword, ...]] = (int_keyword("dim", "iota_dimension"),)
     output_shape = operand_def(AnyTensorType)
     iota_dimension = prop_def(IntegerAttr[I64])
     result = result_def(AnyTensorType)
     traits = traits_def(Pure())
 
-    @classmethod
-    def parse(cls, parser: Parser):
-        s = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        parser.parse_keyword("dim")
-        parser.parse_punctuation("=")
-        attrs: dict[str, Attribute] = {"iota_dimension": int_attr(parser.parse_integer())}
-        attrs.update(cls.parse_attr_dict(parser))
-        parser.parse_punctuation(":")
-        ins, outs = parse_functional_type(parser)
-        return cls.create_parsed(parser, resolve(parser, [s], ins), outs, attrs)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.output_shape)
-        printer.print_string(f", dim = {self.iota_dimension.value.data}")
-        self.print_attr_dict(printer, ("iota_dimension",))
-        print_functional_type(printer, [self.output_shape.type], [self.result.type])
-
-
-class _OperandWithArray(StableHLOOp):
-    """``$operand, KEY = [..] attr-dict : TYPE`` with ``ARRAY`` the property name."""
-
-    KEY: ClassVar[str] = ""
-    ARRAY: ClassVar[str] = ""
-    SAME_TYPE: ClassVar[bool] = False
-
-    @classmethod
-    def parse(cls, parser: Parser):
-        x = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        parser.parse_keyword(cls.KEY)
-        parser.parse_punctuation("=")
-        attrs: dict[str, Attribute] = {cls.ARRAY: i64_array(parse_int_array(parser))}
-        attrs.update(cls.parse_attr_dict(parser))
-        if cls.SAME_TYPE:
-            ins, out = parse_same_operands_and_result_type(parser, 1)
-            outs = [out]
-        else:
-            parser.parse_punctuation(":")
-            ins, outs = parse_functional_type(parser)
-        return cls.create_parsed(parser, resolve(parser, [x], ins), outs, attrs)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.operands[0])
-        printer.print_string(f", {self.KEY} = {int_array_text(array_values(self.properties[self.ARRAY]))}")
-        self.print_attr_dict(printer, (self.ARRAY,))
-        if self.SAME_TYPE:
-            print_same_operands_and_result_type(printer, [self.operands[0].type], self.results[0].type)
-        else:
-            print_functional_type(printer, [self.operands[0].type], [self.results[0].type])
-
 
 @irdl_op_definition
-class BroadcastInDimOp(_OperandWithArray):
+class BroadcastInDimOp(KeywordFormat):
     """``stablehlo.broadcast_in_dim %x, dims = [0] : (tensor<2xf32>) -> tensor<2x3xf32>``."""
 
     name = "stablehlo.broadcast_in_dim"
-    KEY: ClassVar[str] = "dims"
-    ARRAY: ClassVar[str] = "broadcast_dimensions"
+    KEYWORDS: ClassVar[tuple[Keyword, ...]] = (array_keyword("dims", "broadcast_dimensions"),)
     operand = operand_def(AnyTensorType)
     broadcast_dimensions = prop_def(DenseArrayBase)
     result = result_def(AnyTensorType)
@@ -237,12 +150,11 @@ class BroadcastInDimOp(_OperandWithArray):
 
 
 @irdl_op_definition
-class BroadcastOp(_OperandWithArray):
+class BroadcastOp(KeywordFormat):
     """``stablehlo.broadcast %x, sizes = [2] : (tensor<3xf32>) -> tensor<2x3xf32>``."""
 
     name = "stablehlo.broadcast"
-    KEY: ClassVar[str] = "sizes"
-    ARRAY: ClassVar[str] = "broadcast_sizes"
+    KEYWORDS: ClassVar[tuple[Keyword, ...]] = (array_keyword("sizes", "broadcast_sizes"),)
     operand = operand_def(AnyTensorType)
     broadcast_sizes = prop_def(DenseArrayBase)
     result = result_def(AnyTensorType)
@@ -250,12 +162,11 @@ class BroadcastOp(_OperandWithArray):
 
 
 @irdl_op_definition
-class TransposeOp(_OperandWithArray):
+class TransposeOp(KeywordFormat):
     """``stablehlo.transpose %x, dims = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>``."""
 
     name = "stablehlo.transpose"
-    KEY: ClassVar[str] = "dims"
-    ARRAY: ClassVar[str] = "permutation"
+    KEYWORDS: ClassVar[tuple[Keyword, ...]] = (array_keyword("dims", "permutation"),)
     operand = operand_def(AnyTensorType)
     permutation = prop_def(DenseArrayBase)
     result = result_def(AnyTensorType)
@@ -278,13 +189,12 @@ class TransposeOp(_OperandWithArray):
 
 
 @irdl_op_definition
-class ReverseOp(_OperandWithArray):
+class ReverseOp(KeywordFormat):
     """``stablehlo.reverse %x, dims = [0] : tensor<4xf32>``."""
 
     name = "stablehlo.reverse"
-    KEY: ClassVar[str] = "dims"
-    ARRAY: ClassVar[str] = "dimensions"
-    SAME_TYPE: ClassVar[bool] = True
+    KEYWORDS: ClassVar[tuple[Keyword, ...]] = (array_keyword("dims", "dimensions"),)
+    TYPES: ClassVar[TypeFormat] = "same"
     operand = operand_def(AnyTensorType)
     dimensions = prop_def(DenseArrayBase)
     result = result_def(AnyTensorType)
@@ -292,7 +202,7 @@ class ReverseOp(_OperandWithArray):
 
 
 @irdl_op_definition
-class ReshapeOp(FunctionalFormat):
+class ReshapeOp(KeywordFormat):
     """``stablehlo.reshape %x : (tensor<4x4xf32>) -> tensor<16xf32>``."""
 
     name = "stablehlo.reshape"
@@ -311,7 +221,7 @@ class ReshapeOp(FunctionalFormat):
 
 
 @irdl_op_definition
-class DynamicReshapeOp(FunctionalFormat):
+class DynamicReshapeOp(KeywordFormat):
     """``stablehlo.dynamic_reshape %x, %shape : (tensor<?xf32>, tensor<2xi64>) -> tensor<?x?xf32>``."""
 
     name = "stablehlo.dynamic_reshape"
@@ -322,7 +232,7 @@ class DynamicReshapeOp(FunctionalFormat):
 
 
 @irdl_op_definition
-class BitcastConvertOp(FunctionalFormat):
+class BitcastConvertOp(KeywordFormat):
     """``stablehlo.bitcast_convert %x : (tensor<4xf32>) -> tensor<4xi32>``."""
 
     name = "stablehlo.bitcast_convert"
@@ -332,7 +242,7 @@ class BitcastConvertOp(FunctionalFormat):
 
 
 @irdl_op_definition
-class DynamicUpdateSliceOp(FunctionalFormat):
+class DynamicUpdateSliceOp(KeywordFormat):
     """``stablehlo.dynamic_update_slice %x, %u, %i, %j : (...) -> tensor<4x4xf32>``."""
 
     name = "stablehlo.dynamic_update_slice"
@@ -341,10 +251,6 @@ class DynamicUpdateSliceOp(FunctionalFormat):
     start_indices = var_operand_def(AnyTensorType)
     result = result_def(AnyTensorType)
     traits = traits_def(Pure())
-
-    @classmethod
-    def group(cls, values: list[SSAValue]) -> Sequence[SSAValue | Sequence[SSAValue]]:
-        return [values[0], values[1], values[2:]]
 
     def verify_(self) -> None:
         x, u = _shape(self.operand.type), _shape(self.update.type)
@@ -360,7 +266,7 @@ class DynamicUpdateSliceOp(FunctionalFormat):
 
 
 @irdl_op_definition
-class RealDynamicSliceOp(FunctionalFormat):
+class RealDynamicSliceOp(KeywordFormat):
     """``stablehlo.real_dynamic_slice %x, %start, %limit, %strides : (...) -> tensor<?xf32>``."""
 
     name = "stablehlo.real_dynamic_slice"
@@ -373,7 +279,7 @@ class RealDynamicSliceOp(FunctionalFormat):
 
 
 @irdl_op_definition
-class DynamicPadOp(FunctionalFormat):
+class DynamicPadOp(KeywordFormat):
     """``stablehlo.dynamic_pad %x, %v, %lo, %hi, %in : (...) -> tensor<?xf32>``."""
 
     name = "stablehlo.dynamic_pad"
@@ -387,10 +293,11 @@ class DynamicPadOp(FunctionalFormat):
 
 
 @irdl_op_definition
-class DynamicBroadcastInDimOp(StableHLOOp):
+class DynamicBroadcastInDimOp(KeywordFormat):
     """``stablehlo.dynamic_broadcast_in_dim %x, %shape, dims = [] : (...) -> tensor<?x?xf32>``."""
 
     name = "stablehlo.dynamic_broadcast_in_dim"
+    KEYWORDS: ClassVar[tuple[Keyword, ...]] = (array_keyword("dims", "broadcast_dimensions"),)
     operand = operand_def(AnyTensorType)
     output_dimensions = operand_def(AnyTensorType)
     broadcast_dimensions = prop_def(DenseArrayBase)
@@ -398,27 +305,6 @@ class DynamicBroadcastInDimOp(StableHLOOp):
     known_nonexpanding_dimensions = opt_prop_def(DenseArrayBase)
     result = result_def(AnyTensorType)
     traits = traits_def(Pure())
-
-    @classmethod
-    def parse(cls, parser: Parser):
-        x = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        s = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        parser.parse_keyword("dims")
-        parser.parse_punctuation("=")
-        attrs: dict[str, Attribute] = {"broadcast_dimensions": i64_array(parse_int_array(parser))}
-        attrs.update(cls.parse_attr_dict(parser))
-        parser.parse_punctuation(":")
-        ins, outs = parse_functional_type(parser)
-        return cls.create_parsed(parser, resolve(parser, [x, s], ins), outs, attrs)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list(self.operands, printer.print_operand)
-        printer.print_string(f", dims = {int_array_text(array_values(self.broadcast_dimensions))}")
-        self.print_attr_dict(printer, ("broadcast_dimensions",))
-        print_functional_type(printer, [o.type for o in self.operands], [self.result.type])
 
 
 @irdl_op_definition
@@ -452,21 +338,16 @@ class SliceOp(StableHLOOp):
             "limit_indices": i64_array(limits),
             "strides": i64_array(strides),
         }
-        attrs.update(cls.parse_attr_dict(parser))
-        parser.parse_punctuation(":")
-        ins, outs = parse_functional_type(parser)
-        return cls.create_parsed(parser, resolve(parser, [x], ins), outs, attrs)
+        return cls.parse_attrs_and_types(parser, [x], attrs)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.operand)
+        self.print_operands(printer)
         parts = []
         for s, lim, st in zip(array_values(self.start_indices), array_values(self.limit_indices),
                               array_values(self.strides), strict=True):
             parts.append(f"{s}:{lim}" + (f":{st}" if st != 1 else ""))
         printer.print_string(" [" + ", ".join(parts) + "]")
-        self.print_attr_dict(printer, ("start_indices", "limit_indices", "strides"))
-        print_functional_type(printer, [self.operand.type], [self.result.type])
+        self.print_attrs_and_types(printer, ("start_indices", "limit_indices", "strides"))
 
     def verify_(self) -> None:
         src, dst = _shape(self.operand.type), _shape(self.result.type)
@@ -492,35 +373,16 @@ class SliceOp(StableHLOOp):
 
 
 @irdl_op_definition
-class DynamicSliceOp(StableHLOOp):
+class DynamicSliceOp(KeywordFormat):
     """``stablehlo.dynamic_slice %x, %i, %j, sizes = [2, 2] : (...) -> tensor<2x2xf32>``."""
 
     name = "stablehlo.dynamic_slice"
+    KEYWORDS: ClassVar[tuple[Keyword, ...]] = (array_keyword("sizes", "slice_sizes"),)
     operand = operand_def(AnyTensorType)
     start_indices = var_operand_def(AnyTensorType)
     slice_sizes = prop_def(DenseArrayBase)
     result = result_def(AnyTensorType)
     traits = traits_def(Pure())
-
-    @classmethod
-    def parse(cls, parser: Parser):
-        x = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        idx = parse_operands_then_keyword(parser, "sizes")
-        parser.parse_punctuation("=")
-        attrs: dict[str, Attribute] = {"slice_sizes": i64_array(parse_int_array(parser))}
-        attrs.update(cls.parse_attr_dict(parser))
-        parser.parse_punctuation(":")
-        ins, outs = parse_functional_type(parser)
-        vals = resolve(parser, [x, *idx], ins)
-        return cls.create_parsed(parser, [vals[0], vals[1:]], outs, attrs)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list(self.operands, printer.print_operand)
-        printer.print_string(f", sizes = {int_array_text(array_values(self.slice_sizes))}")
-        self.print_attr_dict(printer, ("slice_sizes",))
-        print_functional_type(printer, [o.type for o in self.operands], [self.result.type])
 
     def verify_(self) -> None:
         src = _shape(self.operand.type)
@@ -531,16 +393,19 @@ class DynamicSliceOp(StableHLOOp):
                 f"'{self.name}' operand of rank {len(src)} needs {len(src)} start indices and sizes, got "
                 f"{len(self.start_indices)} and {len(sizes)}"
             )
-        for d, (n, s) in enumerate(zip(src, sizes, strict=True)):
-            if s < 0 or (n != DYN and s > n):
-                raise VerifyException(f"'{self.name}' slice size {s} exceeds dimension {d} of size {n}")
+        _check_slice_sizes(self, src, sizes)
 
 
 @irdl_op_definition
-class PadOp(StableHLOOp):
+class PadOp(KeywordFormat):
     """``stablehlo.pad %x, %v, low = [0], high = [1], interior = [0] : (...) -> tensor<5xf32>``."""
 
     name = "stablehlo.pad"
+    KEYWORDS: ClassVar[tuple[Keyword, ...]] = (
+        array_keyword("low", "edge_padding_low"),
+        array_keyword("high", "edge_padding_high"),
+        array_keyword("interior", "interior_padding"),
+    )
     operand = operand_def(AnyTensorType)
     padding_value = operand_def(AnyTensorType)
     edge_padding_low = prop_def(DenseArrayBase)
@@ -548,35 +413,10 @@ class PadOp(StableHLOOp):
     interior_padding = prop_def(DenseArrayBase)
     result = result_def(AnyTensorType)
     traits = traits_def(Pure(), SameOperandsAndResultElementType())
-    _KEYS: ClassVar[tuple[tuple[str, str], ...]] = (("low", "edge_padding_low"), ("high", "edge_padding_high"), ("interior", "interior_padding"))
-
-    @classmethod
-    def parse(cls, parser: Parser):
-        x = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        v = parser.parse_unresolved_operand()
-        attrs: dict[str, Attribute] = {}
-        for key, prop in cls._KEYS:
-            parser.parse_punctuation(",")
-            parser.parse_keyword(key)
-            parser.parse_punctuation("=")
-            attrs[prop] = i64_array(parse_int_array(parser))
-        attrs.update(cls.parse_attr_dict(parser))
-        parser.parse_punctuation(":")
-        ins, outs = parse_functional_type(parser)
-        return cls.create_parsed(parser, resolve(parser, [x, v], ins), outs, attrs)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list(self.operands, printer.print_operand)
-        for key, prop in self._KEYS:
-            printer.print_string(f", {key} = {int_array_text(array_values(self.properties[prop]))}")
-        self.print_attr_dict(printer, [p for _, p in self._KEYS])
-        print_functional_type(printer, [o.type for o in self.operands], [self.result.type])
 
     def verify_(self) -> None:
         src, dst = _shape(self.operand.type), _shape(self.result.type)
-        lo, hi, inner = (array_values(self.properties[p]) for _, p in self._KEYS)
+        lo, hi, inner = (array_values(self.properties[k.prop]) for k in self.KEYWORDS)
         if not len(lo) == len(hi) == len(inner) == len(src):
             raise VerifyException(f"'{self.name}' padding arrays must have {len(src)} entries")
         if _shape(self.padding_value.type):
@@ -591,33 +431,15 @@ class PadOp(StableHLOOp):
 
 
 @irdl_op_definition
-class ConcatenateOp(StableHLOOp):
+class ConcatenateOp(KeywordFormat):
     """``stablehlo.concatenate %a, %b, dim = 0 : (...) -> tensor<8x4xf32>``."""
 
     name = "stablehlo.concatenate"
+    KEYWORDS: ClassVar[tuple[Keyword, ...]] = (int_keyword("dim", "dimension"),)
     inputs = var_operand_def(AnyTensorType)
     dimension = prop_def(IntegerAttr[I64])
     result = result_def(AnyTensorType)
     traits = traits_def(Pure(), SameOperandsAndResultElementType())
-
-    @classmethod
-    def parse(cls, parser: Parser):
-        ops = parse_operands_then_keyword(parser, "dim")
-        parser.parse_punctuation("=")
-        attrs: dict[str, Attribute] = {"dimension": int_attr(parser.parse_integer())}
-        attrs.update(cls.parse_attr_dict(parser))
-        parser.parse_punctuation(":")
-        ins, outs = parse_functional_type(parser)
-        return cls.create_parsed(parser, [resolve(parser, ops, ins)], outs, attrs)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        for o in self.inputs:
-            printer.print_operand(o)
-            printer.print_string(", ")
-        printer.print_string(f"dim = {self.dimension.value.data}")
-        self.print_attr_dict(printer, ("dimension",))
-        print_functional_type(printer, [o.type for o in self.inputs], [self.result.type])
 
     def verify_(self) -> None:
         if not self.inputs:
@@ -643,66 +465,28 @@ class ConcatenateOp(StableHLOOp):
 
 
 @irdl_op_definition
-class GetDimensionSizeOp(StableHLOOp):
+class GetDimensionSizeOp(KeywordFormat):
     """``stablehlo.get_dimension_size %x, dim = 0 : (tensor<?x4xf32>) -> tensor<i32>``."""
 
     name = "stablehlo.get_dimension_size"
+    KEYWORDS: ClassVar[tuple[Keyword, ...]] = (int_keyword("dim", "dimension"),)
     operand = operand_def(AnyTensorType)
     dimension = prop_def(IntegerAttr[I64])
     result = result_def(AnyTensorType)
     traits = traits_def(Pure())
 
-    @classmethod
-    def parse(cls, parser: Parser):
-        x = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        parser.parse_keyword("dim")
-        parser.parse_punctuation("=")
-        attrs: dict[str, Attribute] = {"dimension": int_attr(parser.parse_integer())}
-        attrs.update(cls.parse_attr_dict(parser))
-        parser.parse_punctuation(":")
-        ins, outs = parse_functional_type(parser)
-        return cls.create_parsed(parser, resolve(parser, [x], ins), outs, attrs)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.operand)
-        printer.print_string(f", dim = {self.dimension.value.data}")
-        self.print_attr_dict(printer, ("dimension",))
-        print_functional_type(printer, [self.operand.type], [self.result.type])
-
 
 @irdl_op_definition
-class SetDimensionSizeOp(StableHLOOp):
+class SetDimensionSizeOp(KeywordFormat):
     """``stablehlo.set_dimension_size %x, %n, dim = 0 : (...) -> tensor<?x4xf32, #stablehlo.bounds<4, ?>>``."""
 
     name = "stablehlo.set_dimension_size"
+    KEYWORDS: ClassVar[tuple[Keyword, ...]] = (int_keyword("dim", "dimension"),)
     operand = operand_def(AnyTensorType)
     size = operand_def(AnyTensorType)
     dimension = prop_def(IntegerAttr[I64])
     result = result_def(AnyTensorType)
     traits = traits_def(Pure())
-
-    @classmethod
-    def parse(cls, parser: Parser):
-        x = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        n = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        parser.parse_keyword("dim")
-        parser.parse_punctuation("=")
-        attrs: dict[str, Attribute] = {"dimension": int_attr(parser.parse_integer())}
-        attrs.update(cls.parse_attr_dict(parser))
-        parser.parse_punctuation(":")
-        ins, outs = parse_functional_type(parser)
-        return cls.create_parsed(parser, resolve(parser, [x, n], ins), outs, attrs)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list(self.operands, printer.print_operand)
-        printer.print_string(f", dim = {self.dimension.value.data}")
-        self.print_attr_dict(printer, ("dimension",))
-        print_functional_type(printer, [o.type for o in self.operands], [self.result.type])
 
 
 @irdl_op_definition
@@ -739,9 +523,7 @@ class GatherOp(StableHLOOp):
                 raise VerifyException(
                     f"'{self.name}' collapsed dimension {d} must have slice size <= 1, got {sizes[d]}"
                 )
-        for d, (n, s) in enumerate(zip(src, sizes, strict=True)):
-            if s < 0 or (n != DYN and s > n):
-                raise VerifyException(f"'{self.name}' slice size {s} exceeds dimension {d} of size {n}")
+        _check_slice_sizes(self, src, sizes)
         ivd = dn.int_field("index_vector_dim")
         if not 0 <= ivd <= len(idx):
             raise VerifyException(
@@ -796,8 +578,7 @@ class TupleOp(StableHLOOp):
         return cls.create_parsed(parser, [resolve(parser, ops, list(t.types.data))], [t], attrs)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")  # MLIR keeps this space even with no operands
-        printer.print_list(self.val, printer.print_operand)
+        self.print_operands(printer)
         self.print_attr_dict(printer)
         printer.print_string(" : ")
         printer.print_attribute(self.result.type)
@@ -825,17 +606,12 @@ class GetTupleElementOp(StableHLOOp):
         parser.parse_punctuation("[")
         attrs: dict[str, Attribute] = {"index": IntegerAttr(parser.parse_integer(), i32)}
         parser.parse_punctuation("]")
-        attrs.update(cls.parse_attr_dict(parser))
-        parser.parse_punctuation(":")
-        ins, outs = parse_functional_type(parser)
-        return cls.create_parsed(parser, resolve(parser, [x], ins), outs, attrs)
+        return cls.parse_attrs_and_types(parser, [x], attrs)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.operand)
+        self.print_operands(printer)
         printer.print_string(f"[{self.index.value.data}]")
-        self.print_attr_dict(printer, ("index",))
-        print_functional_type(printer, [self.operand.type], [self.result.type])
+        self.print_attrs_and_types(printer, ("index",))
 
     def verify_(self) -> None:
         t = self.operand.type

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType, i1
 from xdsl.ir import Attribute, Operation
 from xdsl.traits import OpTrait
 from xdsl.utils.exceptions import VerifyException
@@ -65,22 +65,26 @@ class SameOperandsAndResultShape(OpTrait):
                 )
 
 
+def _verify_one_element_type(op: Operation, include_results: bool) -> None:
+    ts = _tensors(op, include_results)
+    if not ts:
+        return
+    first_name, first = ts[0]
+    for name, t in ts[1:]:
+        if t.get_element_type() != first.get_element_type():
+            raise VerifyException(
+                f"'{op.name}' requires the same element type for all operands"
+                f"{' and results' if include_results else ''}: {first_name} has "
+                f"{first.get_element_type()} but {name} has {t.get_element_type()}"
+            )
+
+
 @dataclass(frozen=True)
 class SameOperandsAndResultElementType(OpTrait):
     """All tensor operands and results have the same element type."""
 
     def verify(self, op: Operation) -> None:
-        ts = _tensors(op)
-        if not ts:
-            return
-        first_name, first = ts[0]
-        for name, t in ts[1:]:
-            if t.get_element_type() != first.get_element_type():
-                raise VerifyException(
-                    f"'{op.name}' requires the same element type for all operands and results: "
-                    f"{first_name} has {first.get_element_type()} but {name} has "
-                    f"{t.get_element_type()}"
-                )
+        _verify_one_element_type(op, include_results=True)
 
 
 @dataclass(frozen=True)
@@ -88,14 +92,14 @@ class SameOperandsElementType(OpTrait):
     """All tensor operands have the same element type."""
 
     def verify(self, op: Operation) -> None:
-        ts = _tensors(op, include_results=False)
-        for name, t in ts[1:]:
-            if t.get_element_type() != ts[0][1].get_element_type():
-                raise VerifyException(
-                    f"'{op.name}' requires the same element type for all operands: "
-                    f"{ts[0][0]} has {ts[0][1].get_element_type()} but {name} has "
-                    f"{t.get_element_type()}"
-                )
+        _verify_one_element_type(op, include_results=False)
+
+
+def verify_i1_results(op: Operation) -> None:
+    """Every tensor result holds ``i1`` (comparisons, ``is_finite``)."""
+    for r in op.results:
+        if isinstance(r.type, TensorType) and r.type.get_element_type() != i1:
+            raise VerifyException(f"'{op.name}' result must be a tensor of i1, got {r.type}")
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,11 @@
 * :mod:`.harness`: JAX program -> StableHLO -> linalg -> our xDSL pass -> bufferize -> JIT run on
   numpy arrays passed by pointer, checked against JAX;
 * :mod:`.iree_exec`: IREE (``iree-base-compiler``/``iree-base-runtime``) as a second executor of
-  StableHLO with ``tf.aliasing_output``.
+  StableHLO with ``tf.aliasing_output``;
+* :mod:`.xla_exec`: XLA (through jaxlib, no extra needed) as the executor of StableHLO text:
+  parse and verify in jaxlib's MLIR, compile, run, read back aliasing and copies;
+* :mod:`.reference`: what plain JAX computes for a donated program and how an executor's
+  results are compared with it (shared by the oracles above and the fuzz campaign).
 """
 
 from __future__ import annotations

@@ -18,18 +18,19 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import get_all_dialects
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
+from xdsl.passes import ModulePass
 
 from jax_use_donated.adapters.xdsl_ir import functions_with_donors
 from jax_use_donated.analysis.errors import ALIASING_OUTPUT, BUFFER_DONOR
 from jax_use_donated.diagnostics import Diagnostic, collect_diagnostics
 from jax_use_donated.ir_text import parse_module, print_module
 from jax_use_donated.oracle import upstream
+from jax_use_donated.oracle.reference import arrays_match, jax_reference, mismatched_results
 from jax_use_donated.transforms.reuse_donated_destinations import (
     WRITABLE,
     JaxReuseDonatedDestinations,
@@ -45,15 +46,22 @@ def xdsl_context() -> Context:
     return ctx
 
 
-def run_pass(linalg_text: str, strict: bool = False, temporaries: bool = True
-             ) -> tuple[str, list[Diagnostic]]:
-    """Parse in xDSL, run ``jax-reuse-donated-destinations``, print generic form."""
+def apply_pass(text: str, module_pass: ModulePass) -> tuple[str, list[Diagnostic]]:
+    """Parse ``text`` in xDSL, apply ``module_pass``, verify, print generic form; returns the
+    output and the diagnostics the pass emitted."""
     ctx = xdsl_context()
-    module = parse_module(ctx, linalg_text)
+    module = parse_module(ctx, text)
     with collect_diagnostics() as sink:
-        JaxReuseDonatedDestinations(strict=strict, temporaries=temporaries).apply(ctx, module)
+        module_pass.apply(ctx, module)
     module.verify()
     return print_module(module, generic=True), sink.diagnostics
+
+
+def run_pass(linalg_text: str, strict: bool = False, temporaries: bool = True
+             ) -> tuple[str, list[Diagnostic]]:
+    """``jax-reuse-donated-destinations`` on linalg text (see :func:`apply_pass`)."""
+    return apply_pass(linalg_text,
+                      JaxReuseDonatedDestinations(strict=strict, temporaries=temporaries))
 
 
 def mark_writable(linalg_text: str) -> str:
@@ -161,20 +169,10 @@ def check_program(
 ) -> OracleReport:
     """Run the whole pipeline on ``fun(*args)`` (``args`` may be pytrees; the function's
     arguments are their leaves); ``rewrite`` replaces our pass (to test the harness)."""
-    import warnings
-
-    import jax  # local: the oracle is optional and JAX is slow to import
-
     report = OracleReport(name)
-    host_args = jax.tree_util.tree_map(lambda a: np.array(a, order="C"), list(args))
-    arrays: list[np.ndarray] = jax.tree_util.tree_leaves(host_args)
-    expected_tree = jax.jit(fun, keep_unused=True)(*host_args)
-    expected = [np.asarray(x) for x in jax.tree_util.tree_leaves(expected_tree)]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # JAX's own "donated buffers were not usable"
-        text = jax.jit(fun, donate_argnums=tuple(donate_argnums), keep_unused=True).lower(
-            *host_args).as_text()
-    linalg = upstream.legalize_to_linalg(text)
+    reference = jax_reference(fun, args, donate_argnums)
+    expected = reference.expected
+    linalg = upstream.legalize_to_linalg(reference.stablehlo_text)
 
     before = upstream.bufferize(mark_writable(linalg))
     report.allocs_before, report.copies_before = before.allocs, before.copies
@@ -196,18 +194,15 @@ def check_program(
             "rewrite created a read-after-write conflict")
 
     compiled = upstream.compile_bufferized(after)
-    inputs = [a.copy() for a in arrays]
+    inputs = [a.copy() for a in reference.leaves]
     outputs = upstream.execute(compiled, inputs, expected)
-    report.numbers_equal = len(outputs) == len(expected) and all(
-        o.shape == e.shape and np.allclose(o, e, rtol=rtol, atol=atol, equal_nan=True)
-        for o, e in zip(outputs, expected, strict=True))
-    if not report.numbers_equal:
-        bad = [k for k, (o, e) in enumerate(zip(outputs, expected, strict=True))
-               if not np.allclose(o, e, rtol=rtol, atol=atol, equal_nan=True)]
+    bad = mismatched_results(outputs, expected, rtol=rtol, atol=atol)
+    report.numbers_equal = not bad
+    if bad:
         report.problems.append(f"results {bad} differ from JAX's")
     for d, k in report.pairs.items():
         hosted = after.returned_args.get(k) == d
-        holds = bool(np.allclose(inputs[d], expected[k], rtol=rtol, atol=atol, equal_nan=True))
+        holds = arrays_match(inputs[d], expected[k], rtol=rtol, atol=atol)
         report.in_place[d] = hosted and holds
         if not hosted:
             report.problems.append(f"result {k} is not returned in the buffer of %arg{d}")

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from jax_use_donated.analysis.errors import ALIASING_OUTPUT
-from jax_use_donated.ir_text import parse_module, print_module
-from jax_use_donated.oracle.harness import xdsl_context
+from jax_use_donated.oracle.harness import apply_pass
+from jax_use_donated.oracle.reference import jax_reference, mismatched_results
 from jax_use_donated.transforms.use_donated_arguments import JaxUseDonatedArguments
 
 
@@ -39,10 +39,9 @@ def run_iree(stablehlo_text: str, inputs: Sequence[np.ndarray]) -> list[np.ndarr
 def ours(stablehlo_generic_text: str, fusion_safe: bool = False) -> str:
     """Our pass in alias mode over JAX's module (generic form in, generic form out); with
     ``fusion_safe`` the pass's ``fusion-safe=true`` option for backends like IREE."""
-    ctx = xdsl_context()
-    module = parse_module(ctx, stablehlo_generic_text)
-    JaxUseDonatedArguments(mode="alias", fusion_safe=fusion_safe).apply(ctx, module)
-    return print_module(module, generic=True)
+    rewritten, _ = apply_pass(stablehlo_generic_text,
+                              JaxUseDonatedArguments(mode="alias", fusion_safe=fusion_safe))
+    return rewritten
 
 
 @dataclass
@@ -61,30 +60,16 @@ class IreeComparison:
 
 def compare(name: str, fun: Callable[..., object], inputs: Sequence[object],
             donate: Sequence[int]) -> IreeComparison:
-    import warnings
-
-    import jax
-
-    inputs = [jax.tree_util.tree_map(np.asarray, a) for a in inputs]
-    leaves = jax.tree_util.tree_leaves(inputs)
-    expected = [np.asarray(x) for x in jax.tree_util.tree_leaves(jax.jit(fun)(*inputs))]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        lowered = jax.jit(fun, donate_argnums=tuple(donate)).lower(*inputs)
-    greedy = lowered.as_text()
-    generic = lowered.compiler_ir("stablehlo").operation.get_asm(  # pyright: ignore
+    reference = jax_reference(fun, inputs, donate, keep_unused=False)
+    greedy = reference.stablehlo_text
+    generic = reference.lowered.compiler_ir("stablehlo").operation.get_asm(  # pyright: ignore
         print_generic_op_form=True)
 
     def correct(text: str) -> bool:
-        got = run_iree(text, leaves)
-        return len(got) == len(expected) and all(
-            g.shape == e.shape and np.allclose(g, e, rtol=1e-5, atol=1e-6, equal_nan=True)
-            for g, e in zip(got, expected, strict=True))
+        return not mismatched_results(run_iree(text, reference.leaves), reference.expected)
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        rewritten = ours(generic)
-        restricted = ours(generic, fusion_safe=True)
+    rewritten = ours(generic)
+    restricted = ours(generic, fusion_safe=True)
     return IreeComparison(name, correct(greedy), correct(rewritten), correct(restricted),
                           greedy.count(ALIASING_OUTPUT), rewritten.count(ALIASING_OUTPUT),
                           restricted.count(ALIASING_OUTPUT))

@@ -62,3 +62,27 @@ func.func @bad_constant_element() -> () {
   return
 }
 // CHECK: invalid element in dense literal for tensor<2xi32>
+
+// -----
+
+func.func @too_many_operands(%x: tensor<4xf32>) -> () {
+  %0 = stablehlo.reshape %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<2x2xf32>
+  return
+}
+// CHECK: Expected ':'
+
+// -----
+
+func.func @too_few_operands(%x: tensor<4xf32>) -> () {
+  %0 = stablehlo.dynamic_update_slice %x : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+// CHECK: stablehlo.dynamic_update_slice: expected at least 2 operands, got 1
+
+// -----
+
+func.func @too_many_results(%x: tensor<4xf32>) -> () {
+  %0:2 = stablehlo.reshape %x : (tensor<4xf32>) -> (tensor<2x2xf32>, tensor<4xf32>)
+  return
+}
+// CHECK: stablehlo.reshape: expected 1 result, got 2
