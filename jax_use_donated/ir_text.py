@@ -14,6 +14,15 @@ misreads. :class:`JaxTextParser` extends xDSL's :class:`~xdsl.parser.Parser` (no
 * ``#loc`` aliases used before their definition (JAX prints most of them after the module) are
   parsed as placeholders and resolved once the whole input is read; an alias never defined is
   a parse error;
+* an input with no operation (empty, whitespace, comments) is an empty module, as in
+  ``mlir-opt``; xDSL refuses it;
+* ``func.func`` declarations keep their argument attributes in MLIR's unnamed form
+  ``func.func private @f(tensor<4xf32> {jax.buffer_donor = true})`` (xDSL drops them);
+* an unregistered op in the custom (pretty) form, read with ``--allow-unregistered-dialect``,
+  is reported by name (xDSL says ``Operation builtin.unregistered does not have a custom
+  format``);
+* block labels: a second definition of a forward-referenced block is a located error, and
+  numeric labels (``^4:``) are read (xDSL raises ``KeyError`` and ``ValueError``);
 * hex-float elements in dense literals (``dense<0xFF800000> : tensor<f32>``, i.e. ``-inf``)
   are read as bit patterns, as MLIR does; xDSL reads them as the integer 4286578688. Literals
   xDSL cannot read at all (f16 ``0x7C00``, hex inside complex pairs) are read with the StableHLO
@@ -22,7 +31,8 @@ misreads. :class:`JaxTextParser` extends xDSL's :class:`~xdsl.parser.Parser` (no
 
 :class:`JaxTextPrinter` prints as MLIR does where xDSL's printer differs: result groups
 ``%0:2 = stablehlo.while(...)`` used as ``%0#1`` (a group of K results takes K numbers, so later
-values keep xDSL's numbering), and floats and ``dense<...>`` attributes spelled bit-exactly from
+values keep xDSL's numbering), ``func.func`` declarations with their argument and result
+attributes (xDSL drops them), and floats and ``dense<...>`` attributes spelled bit-exactly from
 their bits by :mod:`dialects.stablehlo.float_format` in generic form too (NaN payloads kept).
 :func:`print_module` prints the ``dialect_resources`` section too (``Printer.print_op`` alone
 drops it).
@@ -34,21 +44,24 @@ import math
 import re
 import struct
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from io import StringIO
 from typing import IO, cast
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
     AnyFloat,
+    ArrayAttr,
     BFloat16Type,
     BytesAttr,
     CallSiteLoc,
     DenseIntOrFPElementsAttr,
+    DictionaryAttr,
     FileLineColLoc,
     Float16Type,
     Float32Type,
     Float64Type,
+    FunctionType,
     FusedLoc,
     IntAttr,
     LocationAttr,
@@ -58,8 +71,10 @@ from xdsl.dialects.builtin import (
     RankedStructure,
     StringAttr,
     UnknownLoc,
+    UnregisteredOp,
 )
-from xdsl.ir import Attribute, Dialect, Operation
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Attribute, Block, Dialect, Operation
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError
@@ -144,6 +159,8 @@ class JaxTextParser(Parser):
         self._pending: dict[str, Span] = {}
         self._dense_elements: list[AttrParserElement] | None = None
         self._exact_dense = False
+        self._custom_op_name: Span | None = None
+        """The name token of the operation being read in the custom form (else ``None``)."""
 
     # ----------------------------------------------------------------------------- locations
     def _parse_location(self) -> LocationAttr:
@@ -180,7 +197,14 @@ class JaxTextParser(Parser):
         return super()._parse_location()
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
-        module = super().parse_module(allow_implicit_module)
+        try:
+            module = super().parse_module(allow_implicit_module)
+        except ParseError as err:
+            # xDSL refuses an input without operations; mlir-opt reads an empty module.
+            if not (allow_implicit_module and err.msg == "Could not parse entire input!"
+                    and self._current_token.kind == MLIRTokenKind.EOF):
+                raise
+            module = ModuleOp([])
         if self._pending:
             self._resolve_pending_locations(module)
         return module
@@ -233,6 +257,86 @@ class JaxTextParser(Parser):
                     for arg in block.args:
                         arg.location = resolve(arg.location)
         self._pending.clear()
+
+    # -------------------------------------------------------------------------------- blocks
+    def _parse_block(self) -> Block:
+        """xDSL's block, with two fixes. It remembers where a forward-referenced block is
+        defined: xDSL 0.75 forgets it, and a second definition of the block then fails with
+        ``KeyError`` (an internal error) instead of ``re-declaration of block``::
+
+            "test.op"()[^bb1] : () -> ()   // forward reference
+          ^bb1:                            // definition
+          ^bb1:                            // here: KeyError in xDSL, located error here
+
+        And it reads labels MLIR accepts but xDSL cannot keep as a name (``^4:``, ``ValueError:
+        Invalid Block name format`` in xDSL) as an unnamed block, printed ``^bb0:``.
+        """
+        token = self._current_token
+        try:
+            block = super()._parse_block()
+        except ValueError:
+            content = self.lexer.input.content
+            if token.kind != MLIRTokenKind.CARET_IDENT or \
+                    content[token.span.end:self.pos].strip():
+                raise  # not the label's name hint: the block's name was read, nothing more
+            block = self.blocks[token.text[1:]][0]
+            self._parse_optional_block_arg_list(block)
+            self.parse_punctuation(":")
+            self._parse_block_body(block)
+        if token.kind == MLIRTokenKind.CARET_IDENT:
+            name = token.text[1:]
+            entry = self.blocks.get(name)
+            if entry is not None and entry[0] is block and entry[1] is None:
+                self.blocks[name] = (block, token.span)
+        return block
+
+    def parse_optional_successor(self) -> Block | None:
+        """xDSL's successor; a forward reference to a label xDSL cannot keep as a name
+        (``^4``) is an unnamed block, not xDSL's ``ValueError``."""
+        token = self._current_token
+        name = token.text[1:]
+        if token.kind != MLIRTokenKind.CARET_IDENT or name in self.blocks or \
+                Block.is_default_block_name(name) or Block.is_valid_name(name):
+            return super().parse_optional_successor()
+        self._consume_token(MLIRTokenKind.CARET_IDENT)
+        self.forward_block_references[name].append(token.span)
+        block = Block()
+        self.blocks[name] = (block, None)
+        return block
+
+    # ---------------------------------------------------------------------------- operations
+    def _parse_op_result_list(self) -> list[tuple[Span, int]]:
+        results = super()._parse_op_result_list()
+        # ``parse_operation`` reads the custom form iff the op name is a bare identifier.
+        token = self._current_token
+        self._custom_op_name = token.span if token.kind == MLIRTokenKind.BARE_IDENT else None
+        return results
+
+    def _get_op_by_name(self, name: str) -> type[Operation]:
+        span, self._custom_op_name = self._custom_op_name, None
+        if span is None or span.text != name:
+            return super()._get_op_by_name(name)  # the generic form
+        try:
+            op_type = super()._get_op_by_name(name)
+        except ParseError as err:  # located at the op's name, not at the token after it
+            raise ParseError(span, err.msg) from None
+        if issubclass(op_type, UnregisteredOp):
+            self.raise_error(self._unknown_custom_op_message(name), span)
+        if op_type is FuncOp:
+            return cast(type[Operation], _FuncOpReader)
+        return op_type
+
+    def _unknown_custom_op_message(self, name: str) -> str:
+        dialect = name.partition(".")[0] if "." in name else None
+        if dialect is None:
+            why = "no dialect prefix, and no registered op has this name"
+        elif dialect in self.ctx.registered_dialect_names:
+            why = f"not registered in the {dialect} dialect"
+        else:
+            why = f"dialect '{dialect}' is not registered"
+        return (f"unknown operation '{name}': {why}; --allow-unregistered-dialect keeps "
+                f"unknown ops in the generic form only, e.g. "
+                f"\"{name}\"(%x) : (tensor<4xf32>) -> tensor<4xf32>")
 
     # ------------------------------------------------------------------------- hex floats
     def _parse_tensor_literal_element(self) -> AttrParserElement:
@@ -301,6 +405,48 @@ class JaxTextParser(Parser):
 AttrParserElement = Parser._TensorLiteralElement  # pyright: ignore[reportPrivateUsage]
 
 
+class _FuncOpReader:
+    """Reads the custom form of ``func.func`` as :class:`FuncOp` does, and the argument
+    attributes of a declaration written with unnamed arguments, which xDSL 0.75 drops::
+
+        func.func private @f(tensor<4xf32> {jax.buffer_donor = true}) -> tensor<4xf32>
+        // xDSL: arg_attrs = None;  here: arg_attrs = [{jax.buffer_donor = true}]
+    """
+
+    @staticmethod
+    def dialect_name() -> str:
+        return FuncOp.dialect_name()
+
+    @staticmethod
+    def parse(parser: JaxTextParser) -> FuncOp:
+        start = parser.pos
+        op = FuncOp.parse(parser)
+        if op.body.blocks or op.arg_attrs is not None or not op.function_type.inputs:
+            return op
+        end = parser.pos
+        parser._resume_from(start)  # pyright: ignore[reportPrivateUsage]
+        parser.parse_optional_visibility_keyword()
+        parser.parse_symbol_name()
+        if parser.parse_optional_punctuation("(") is None or \
+                parser._current_token.kind == MLIRTokenKind.PERCENT_IDENT:  # pyright: ignore[reportPrivateUsage]
+            parser._resume_from(end)  # pyright: ignore[reportPrivateUsage]
+            return op  # named arguments: xDSL kept their attributes
+
+        def read_input() -> dict[str, Attribute]:
+            parser.parse_type()
+            attrs = parser.parse_optional_dictionary_attr_dict()
+            parser.parse_optional_location()
+            return attrs
+
+        attrs = [read_input()]
+        while parser.parse_optional_punctuation(",") is not None:
+            attrs.append(read_input())
+        parser._resume_from(end)  # pyright: ignore[reportPrivateUsage]
+        if any(attrs):
+            op.arg_attrs = ArrayAttr(DictionaryAttr(a) for a in attrs)
+        return op
+
+
 class JaxTextPrinter(Printer):
     """xDSL's printer, printing what MLIR (and therefore JAX) prints where xDSL differs:
 
@@ -332,6 +478,60 @@ class JaxTextPrinter(Printer):
         for i, result in enumerate(results):
             self._ssa_values[result] = f"{name}#{i}"
         self.print_string(f"%{name}:{len(results)} = ")
+
+    # -------------------------------------------------------------------- declarations
+    def print_op(self, op: Operation) -> None:
+        if isinstance(op, FuncOp) and not op.body.blocks and not self.print_generic_format:
+            self._print_func_declaration(op)
+        else:
+            super().print_op(op)
+
+    def _print_func_declaration(self, op: FuncOp) -> None:
+        """A ``func.func`` without body as MLIR prints it, with its argument and result
+        attributes (xDSL 0.75 drops both)::
+
+            func.func private @f(tensor<4xf32> {jax.buffer_donor = true}) -> (tensor<4xf32> {jax.result_info = "r"})
+        """
+        begin = self._current_column
+        self.print_string(op.name)
+        if op in self.diagnostic.op_messages:
+            for message in self.diagnostic.op_messages[op]:
+                self._add_message_on_next_line(message, begin, self._current_column)
+        if op.sym_visibility is not None:
+            self.print_string(f" {op.sym_visibility.data}")
+        self.print_string(" ")
+        self.print_symbol_name(op.sym_name.data)
+        function_type = op.function_type
+        self.print_string("(")
+        self._print_typed_list(function_type.inputs.data, op.arg_attrs)
+        self.print_string(")")
+        outputs: Sequence[Attribute] = function_type.outputs.data
+        res_attrs = op.res_attrs
+        if res_attrs is not None and not any(d.data for d in res_attrs):
+            res_attrs = None
+        if outputs:
+            self.print_string(" -> ")
+            parens = len(outputs) > 1 or res_attrs is not None or \
+                any(isinstance(t, FunctionType) for t in outputs)
+            if parens:
+                self.print_string("(")
+            self._print_typed_list(outputs, res_attrs)
+            if parens:
+                self.print_string(")")
+        self.print_op_attributes(op.attributes, print_keyword=True)
+        if self.print_debuginfo:
+            self.print_string(" ")
+            self.print_attribute(op.location)
+
+    def _print_typed_list(self, types: Sequence[Attribute],
+                          attrs: ArrayAttr[DictionaryAttr] | None) -> None:
+        for i, type_ in enumerate(types):
+            if i:
+                self.print_string(", ")
+            self.print_attribute(type_)
+            if attrs is not None and i < len(attrs) and attrs.data[i].data:
+                self.print_string(" ")
+                self.print_attr_dict(attrs.data[i].data)
 
     # ------------------------------------------------------------------------------ floats
     def print_float(self, value: float, type: AnyFloat) -> None:

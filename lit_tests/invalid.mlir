@@ -2,7 +2,7 @@
 // RUN: jax-donate-opt %s --split-input-file --verify-diagnostics -p jax-use-donated-arguments | filecheck %s
 // RUN: not jax-donate-opt %s -p jax-use-donated-arguments 2>&1 | filecheck %s --check-prefix=EXIT
 
-// EXIT: jax-donate-opt: error: argument %arg0: 'jax.buffer_donor' must be a boolean (true or false), got 3
+// EXIT: {{.*}}invalid.mlir: error: argument %arg0: 'jax.buffer_donor' must be a boolean (true or false), got 3
 // EXIT-NOT: Traceback
 
 // CHECK: argument %arg0: 'jax.buffer_donor' must be a boolean (true or false), got 3

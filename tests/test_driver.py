@@ -132,3 +132,79 @@ def test_console_script_has_no_traceback(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert "'tf.aliasing_output = 7' is out of range" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def _xdsl_opt() -> list[str]:
+    exe = Path(sys.executable).with_name("xdsl-opt")
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "xdsl.tools.xdsl_opt"]
+
+
+def test_xdsl_opt_prints_donation_warnings_mlir_style(tmp_path: Path) -> None:
+    """Plain ``xdsl-opt`` prints our warnings as ``jax-donate-opt`` does (located at the input
+    where the IR has no location), not as Python ``DonationWarning`` lines."""
+    src = tmp_path / "swap.mlir"
+    src.write_text(SWAP)
+    proc = subprocess.run([*_xdsl_opt(), str(src), "-p", "jax-use-donated-arguments"],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == (f"{src}: warning: donated argument 'unused' (%arg2: tensor<8xf32>) "
+                           "is not reused: no result has type tensor<8xf32>; it is never read\n")
+    assert "%a: tensor<4xf32> {tf.aliasing_output = 1 : i32}" in proc.stdout
+    piped = subprocess.run([*_xdsl_opt(), "-p", "jax-use-donated-arguments"], input=SWAP,
+                           capture_output=True, text=True, timeout=120, check=False)
+    assert piped.stderr.startswith("<stdin>: warning: donated argument 'unused'"), piped.stderr
+
+
+def test_library_users_keep_python_warnings() -> None:
+    """Outside ``xdsl-opt`` (here: pytest, and any importer of the universe), the pass reports
+    through :mod:`warnings` as :class:`DonationWarning`; xDSL's driver class is untouched."""
+    import warnings
+
+    from xdsl.context import Context
+    from xdsl.dialects.builtin import Builtin
+    from xdsl.dialects.func import Func
+    from xdsl.xdsl_opt_main import xDSLOptMain
+
+    from jax_use_donated.diagnostics import DonationWarning
+    from jax_use_donated.ir_text import parse_module
+    from jax_use_donated.transforms.use_donated_arguments import JaxUseDonatedArguments
+    from jax_use_donated.universe import available_dialects  # installs the overrides
+
+    assert not getattr(xDSLOptMain.apply_passes, "_prints_donation_diagnostics", False)
+    ctx = Context(allow_unregistered=True)
+    for name, factory in available_dialects().items():
+        ctx.register_dialect(name, factory)
+    ctx.load_dialect(Builtin)
+    ctx.load_dialect(Func)
+    module = parse_module(ctx, SWAP)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        JaxUseDonatedArguments().apply(ctx, module)
+    ours = [w for w in caught if issubclass(w.category, DonationWarning)]
+    assert len(ours) == 1 and "donated argument 'unused'" in str(ours[0].message)
+
+
+@pytest.mark.parametrize(("pipeline", "message"), [
+    ("jax-use-donated-arguments{", "Expected argument name here"),  # was a traceback
+    ("jax-use-donated-arguments{nope=1}", 'Provided arguments ["nope"] not found'),
+    ("no-such-pass", "Unrecognized passes: ['no-such-pass']"),
+])
+def test_bad_pipelines_are_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                        pipeline: str, message: str) -> None:
+    """A ``-p`` that does not parse is the user's error (exit 1, the tool's name: no input
+    has been read), not an internal one (exit 2)."""
+    code, _ = run(tmp_path, SWAP, "-p", pipeline)
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert err.startswith("jax-donate-opt: error: ") and message in err, err
+    assert "Traceback" not in err
+
+
+def test_any_file_extension_is_mlir_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """As ``mlir-opt``: ``model.txt`` is MLIR text (xDSL: ``ValueError``, exit 2)."""
+    src = tmp_path / "model.txt"
+    src.write_text(SWAP)
+    assert main([str(src), "-p", "jax-use-donated-arguments"]) == 0
+    captured = capsys.readouterr()
+    assert "%a: tensor<4xf32> {tf.aliasing_output = 1 : i32}" in captured.out
+    assert f"{src}: warning: donated argument 'unused'" in captured.err
