@@ -121,19 +121,16 @@ def _size(n: int | None) -> str:
 def report_for(owner: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> DonationReport:
     """Lower ``owner`` (a :class:`~jax_use_donated.jit_hook.DonatingJit`) for these arguments and
     describe the recorded plan."""
-    from jax_use_donated.jit_hook import _RECORDS, _RECORDS_LOCK
+    from jax_use_donated.jit_hook import lowering_record
 
     lowered = owner.lower(*args, **kwargs)
     if owner.fallback_reason is not None:
         raise RuntimeError(f"explain is unavailable: {owner.fallback_reason}")
-    module = lowered.compiler_ir()
-    with _RECORDS_LOCK:
-        entry = _RECORDS.get(id(module))
+    record = lowering_record(lowered.compiler_ir())
     name = f"jit({getattr(owner._fun, '__name__', 'fun')})"
     report = DonationReport(name)
-    if entry is None or entry[0] is not module:
+    if record is None:
         return report  # nothing is donated
-    record = entry[1]
     fn, plan = record.function, record.plan
     live = Liveness(fn)
     checker = PairChecker(fn, live, "dataflow")

@@ -9,6 +9,7 @@ from jax._src.interpreters import mlir
 from jaxlib.mlir import ir
 
 from jax_use_donated.adapters.jaxlib_ir import (
+    OpLocation,
     arg_donations,
     function_model,
     module_function,
@@ -16,6 +17,7 @@ from jax_use_donated.adapters.jaxlib_ir import (
     set_arg_donations,
 )
 from jax_use_donated.analysis import DonationError, DonationKind, plan_donation
+from jax_use_donated.analysis.model import SourceLoc
 from jax_use_donated.hlo_alias import aliases_from_hlo_text, executable_aliases
 
 
@@ -149,3 +151,15 @@ def test_alias_reader_proto_matches_text(donate: tuple[int, ...]) -> None:
     from_text = aliases_from_hlo_text(compiled.as_text())
     assert executable_aliases(compiled.runtime_executable()) == from_text
     assert set(from_text) == set(donate)
+
+
+def test_op_locations_are_read_lazily_and_pickle_as_plain_locations() -> None:
+    import pickle
+
+    _, main = lowered_main(swap, jnp.ones(4), jnp.ones(4), donate_argnums=(0, 1))
+    op = function_model(main).ops[0]
+    assert isinstance(op.loc, OpLocation) and "_text" not in vars(op.loc)
+    text = op.loc.text
+    assert vars(op.loc)["_text"] == text and op.loc.name is None
+    copy = pickle.loads(pickle.dumps(op.loc))
+    assert (type(copy), copy.text, copy.name) == (SourceLoc, text, None)

@@ -156,10 +156,48 @@ def test_fallback_when_the_compiled_aliasing_differs(monkeypatch: pytest.MonkeyP
     def swap(a: jax.Array, b: jax.Array) -> tuple[jax.Array, jax.Array]:
         return b * 2.0, a * 3.0
 
-    f = jud.jit(swap, donate_argnums=(0, 1))
+    f = jud.jit(swap, donate_argnums=(0, 1), verify_executable=True)
     out, caught = caught_warnings(f, jnp.ones((4, 4)), jnp.ones((4, 4)))
     np.testing.assert_allclose(out[0], 2.0)
     assert f.fallback_reason is not None and "differs from the plan" in f.fallback_reason
+    assert any("falls back" in str(w.message) for w in caught)
+
+
+def test_executable_is_read_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """By default the compiled module is not serialized to read its aliasing (2% of compile
+    time on large programs); the module handed to the compiler is checked instead."""
+    calls: list[object] = []
+    real = jit_module.executable_aliases
+    monkeypatch.setattr(jit_module, "executable_aliases",
+                        lambda executable: calls.append(executable) or real(executable))
+
+    def swap(a: jax.Array, b: jax.Array) -> tuple[jax.Array, jax.Array]:
+        return b * 2.0, a * 3.0
+
+    plain = jud.jit(swap, donate_argnums=(0, 1))
+    plain(jnp.ones((4, 4)), jnp.ones((4, 4)))
+    assert calls == [] and plain.fallback_reason is None
+    assert plain.records[-1].timings["check"] >= 0.0
+    verified = jud.jit(swap, donate_argnums=(0, 1), verify_executable=True)
+    verified(jnp.ones((4, 4)), jnp.ones((4, 4)))
+    assert len(calls) == 1 and verified.fallback_reason is None
+
+
+def test_fallback_when_the_compiler_gets_other_attributes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rewrite never reaches the module JAX compiles (simulated: it writes nothing), so
+    the compiler sees JAX's own pairing: the check before compilation notices."""
+    monkeypatch.setattr(jit_module, "set_arg_donations", lambda *args, **kwargs: None)
+    monkeypatch.setitem(jit_module._HOOK_STATE, "warned", False)
+
+    def swap(a: jax.Array, b: jax.Array) -> tuple[jax.Array, jax.Array]:
+        return b * 2.0, a * 3.0
+
+    f = jud.jit(swap, donate_argnums=(0, 1))
+    out, caught = caught_warnings(f, jnp.ones((4, 4)), jnp.ones((4, 4)))
+    np.testing.assert_allclose(out[0], 2.0)
+    assert f.fallback_reason is not None
+    assert "given to the compiler" in f.fallback_reason and "tf.aliasing_output" in f.fallback_reason
     assert any("falls back" in str(w.message) for w in caught)
 
 
