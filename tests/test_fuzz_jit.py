@@ -171,9 +171,9 @@ def test_returned_donor_and_size_matched_buffer_donor() -> None:
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "known bug (docs/reliability.md, finding J3): a donor read by a scatter and by a loop "
-    "carry whose result is returned twice: pairing it with that carry (ours) costs XLA a "
-    "16 B temp buffer that JAX's pairing with the other carry does not"))
+    "known bug (docs/reliability.md, finding J3): XLA inlines the one-trip loop; the donor "
+    "read by a scatter and by the loop then hosts the loop result's second return slot (a "
+    "copy), which XLA compiles with one more copy and a 16 B temp buffer than no pairing"))
 def test_donor_in_scatter_and_loop_carry_returned_twice() -> None:
     spec = ProgramSpec(
         (I22,), (("leaf", (0,)),),
@@ -181,3 +181,24 @@ def test_donor_in_scatter_and_loop_carry_returned_twice() -> None:
          Step("fori", (1, 0), (1, (("sub", 0, 1), ("sub", 1, 1))), (I22, I22))),
         ("tuple", (("leaf", 2), ("leaf", 3), ("leaf", 3))), (0,), seed=5)
     check_program(spec, jax_use_donated.jit, Stats())
+
+
+def test_call_passing_one_value_twice_is_folded_like_xla() -> None:
+    """Found by the long campaign: ``jnp.where(c, v, v)`` lowers to a call of ``@_where``
+    with one value twice, which XLA inlines and folds to ``v``; summarised per call site,
+    the donor hosts that result for free, as in JAX's pairing (was 2 copies against 1)."""
+    inner = jax.jit(lambda u, v: (u * v, v))
+
+    def f(t: Any) -> Any:
+        v1, v0 = t
+        v2, v3 = inner(v0, v0)
+        v5 = jnp.where(v3 > v3, v3, v3)
+        v6 = jnp.minimum(v5, v2)
+        return ({"o00": v1 - v1, "o01": v5}, {"o00": v6, "o01": v2}, v6)
+
+    args = ((jnp.arange(16, dtype=jnp.int32), jnp.ones((4, 4))),)
+    ours = jax_use_donated.jit(f, donate_argnums=0).lower(*args).compile()
+    theirs = jax.jit(f, donate_argnums=0).lower(*args).compile()
+    assert ours.as_text().count(" copy(") <= theirs.as_text().count(" copy(")
+    assert (ours.memory_analysis().temp_size_in_bytes
+            <= theirs.memory_analysis().temp_size_in_bytes)

@@ -96,6 +96,32 @@ def test_nested_jit_call_is_summarised() -> None:
     assert call.target is not None
 
 
+def test_call_passing_one_value_twice_is_summarised_per_call_site() -> None:
+    """``where(p, x, x)`` is ``x`` at this call site only (XLA inlines and folds it)."""
+    where = jax.jit(lambda p, u, v: jnp.where(p, u, v))
+
+    def f(a: jax.Array, b: jax.Array) -> tuple[jax.Array, jax.Array]:
+        return where(a > 0, a, a), where(b > 0, b, a)
+
+    _, main = lowered_main(f, jnp.ones(4), jnp.ones(4), donate_argnums=(0, 1))
+    calls = [op for op in function_model(main).ops if op.name == "func.call"]
+    assert [c.call_forwards for c in calls] == [{0: (1,)}, {}]
+
+
+def test_while_trip_bounds_are_read_from_constant_counters() -> None:
+    from jax import lax
+
+    def f(x: jax.Array, n: jax.Array) -> tuple[jax.Array, ...]:
+        return (lax.fori_loop(0, 1, lambda i, c: c * 2.0, x),
+                lax.fori_loop(2, 7, lambda i, c: c * 2.0, x),
+                lax.fori_loop(0, n, lambda i, c: c * 2.0, x),
+                lax.scan(lambda c, _: (c + 1.0, None), x, None, length=1)[0])
+
+    _, main = lowered_main(f, jnp.ones(4), jnp.int32(3))
+    loops = [op for op in function_model(main).ops if op.name == "stablehlo.while"]
+    assert [op.max_trips for op in loops] == [1, 5, None, 1]
+
+
 def _parse(text: str) -> ir.Module:
     ctx = mlir.make_ir_context()
     return ir.Module.parse(text, ctx)

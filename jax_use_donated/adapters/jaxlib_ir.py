@@ -51,6 +51,7 @@ from jax_use_donated.analysis.model import (
     SourceLoc,
     TensorInfo,
     ValueId,
+    same_value_positions,
 )
 
 RESULT_INFO_ATTR = "jax.result_info"
@@ -229,7 +230,8 @@ class ModuleAdapter:
         self.module_op = module_op
         self.types = _TypeTable()
         self._functions: dict[str, ir.Operation] | None = None
-        self._forwards: dict[str, dict[int, tuple[int, ...]] | None] = {}
+        self._forwards: dict[tuple[str, tuple[int, ...]], dict[int, tuple[int, ...]] | None] = {}
+        self._in_progress: set[str] = set()
 
     def function(self, name: str) -> ir.Operation | None:
         if self._functions is None:
@@ -241,22 +243,31 @@ class ModuleAdapter:
                         self._functions[symbol_name(op)] = op
         return self._functions.get(name)
 
-    def callee_forwards(self, callee: str) -> dict[int, tuple[int, ...]] | None:
+    def callee_forwards(self, callee: str, same_as: tuple[int, ...] = (),
+                        ) -> dict[int, tuple[int, ...]] | None:
         """Result index -> the callee argument it returns unchanged (through forwarding ops).
-        ``{}`` for an unknown or recursive callee: forwards nothing, reads every operand."""
-        if callee in self._forwards:
-            return self._forwards[callee] or {}
-        self._forwards[callee] = None  # recursion guard
+        ``{}`` for an unknown or recursive callee: forwards nothing, reads every operand.
+        ``same_as`` (:func:`.model.same_value_positions` of the call's operands) summarises the
+        callee for a call passing one value at several positions (``@where(%p, %x, %x)``
+        returns ``%x``)."""
+        key = (callee, same_as)
+        if key in self._forwards:
+            return self._forwards[key] or {}
+        if callee in self._in_progress:
+            return {}  # recursion
+        self._in_progress.add(callee)
+        self._forwards[key] = None
         func_op = self.function(callee)
         summary: dict[int, tuple[int, ...]] = {}
         if func_op is not None and len(func_op.regions[0].blocks) == 1:
-            model = self.build(func_op, donated=())
+            model = self.build(func_op, donated=(), same_arg_as=same_as)
             live = Liveness(model)
             for res in model.results:
                 kind, index, _ = live.source(res.value)
                 if kind == "arg":
                     summary[res.index] = (index,)
-        self._forwards[callee] = summary
+        self._in_progress.discard(callee)
+        self._forwards[key] = summary
         return summary
 
     def build(
@@ -264,6 +275,7 @@ class ModuleAdapter:
         func_op: ir.Operation,
         donated: Sequence[int] | None = None,
         fixed_aliases: dict[int, int] | None = None,
+        same_arg_as: tuple[int, ...] = (),
     ) -> FunctionModel:
         """The model of ``func_op``.
 
@@ -313,7 +325,8 @@ class ModuleAdapter:
                 donation = Donation(DonationKind.BUFFER_DONOR)
             else:
                 donation = Donation()
-            values[barg] = i
+            first_same = same_arg_as[i] if i < len(same_arg_as) else i
+            values[barg] = first_same if first_same < i else i
             value_types.append(info)
             args.append(
                 Arg(index=i, value=i, tensor=info, type_text=str(t) if info is None else info.text,
@@ -351,13 +364,17 @@ class ModuleAdapter:
                     loc=OpLocation(operation), handle=operation)
             if len(operation.regions):
                 op.region_uses = self._region_uses(operation.regions, values)
+                if op_name == "stablehlo.while":
+                    op.max_trips = while_max_trips(operation)
             if op_name in _CALL_LIKE:
                 target = _target(operation, op_name)
                 op.target = target
                 if op_name == "stablehlo.custom_call":
                     op.operand_aliases = _operand_aliases(operation)
                 else:
-                    op.call_forwards = self.callee_forwards(target) if target else {}
+                    op.call_forwards = (self.callee_forwards(target,
+                                                             same_value_positions(operands))
+                                        if target else {})
             ops.append(op)
         if terminator is not None:
             for k, v in enumerate(terminator.operands):
@@ -390,6 +407,57 @@ class ModuleAdapter:
                     if len(operation.regions):
                         stack.extend(operation.regions)
         return out
+
+
+def _scalar_int_constant(value: ir.Value) -> int | None:
+    """The value of ``stablehlo.constant dense<N> : tensor<iK>`` defining ``value``."""
+    owner = value.owner
+    if not isinstance(owner, ir.Operation | ir.OpView):
+        return None
+    operation = owner.operation
+    if operation.name != "stablehlo.constant" or "value" not in operation.attributes:
+        return None
+    try:
+        dense = ir.DenseIntElementsAttr(operation.attributes["value"])
+    except ValueError:
+        return None
+    if not dense.is_splat or ir.RankedTensorType(dense.type).rank != 0:
+        return None
+    return int(ir.IntegerAttr(dense.get_splat_value()).value)
+
+
+def while_max_trips(operation: ir.Operation) -> int | None:
+    """At most how many times a ``stablehlo.while`` runs, when its condition is
+    ``compare LT, %counter, constant`` and the counter starts at a constant (JAX's
+    ``fori_loop`` and ``scan``); ``None`` otherwise."""
+    cond = operation.regions[0]
+    blocks = list(cond.blocks)
+    if len(blocks) != 1:
+        return None
+    ops = list(blocks[0].operations)
+    if not ops or len(ops[-1].operands) != 1:
+        return None
+    compare = ops[-1].operands[0].owner
+    if not isinstance(compare, ir.Operation | ir.OpView):
+        return None
+    compare = compare.operation
+    if compare.name != "stablehlo.compare" or len(compare.operands) != 2:
+        return None
+    try:
+        direction = str(compare.attributes["comparison_direction"])
+    except KeyError:
+        return None
+    if not direction.endswith("LT>"):
+        return None
+    counter, bound = compare.operands
+    if not isinstance(counter, ir.BlockArgument) or counter.owner != blocks[0] \
+            or counter.arg_number >= len(operation.operands):
+        return None
+    start = _scalar_int_constant(operation.operands[counter.arg_number])
+    stop = _scalar_int_constant(bound)
+    if start is None or stop is None:
+        return None
+    return max(0, stop - start)
 
 
 _TERMINATORS = frozenset({"func.return", "stablehlo.return"})
