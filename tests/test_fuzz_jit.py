@@ -202,3 +202,22 @@ def test_call_passing_one_value_twice_is_folded_like_xla() -> None:
     assert ours.as_text().count(" copy(") <= theirs.as_text().count(" copy(")
     assert (ours.memory_analysis().temp_size_in_bytes
             <= theirs.memory_analysis().temp_size_in_bytes)
+
+
+def test_outnumbered_buffer_donor_keeps_jax_mark_when_xla_match_is_safe() -> None:
+    """Found by the long campaign: JAX marks ``%arg1`` a ``jax.buffer_donor`` (the result
+    ``reshape(arg1)`` has its size, not its shape) and XLA's size matching makes that result
+    free; ours had dropped the mark because the donor's typed candidate was taken (1 copy
+    against JAX's 0). The mark is now kept where a simulation of XLA's matching is safe."""
+    def f(d1: Any, d2: Any) -> Any:
+        v0, v2 = d1["b"], d2["b"]
+        v5 = v0 - jnp.sum(v0, axis=0, keepdims=True)
+        return {"o00": v2.reshape(4), "o01": jnp.where(v0 > v5, v0, v5)}
+
+    square = jnp.arange(4, dtype=jnp.int32).reshape(2, 2)
+    args = ({"a": square, "b": square + 1}, {"a": jnp.ones(16, jnp.float16), "b": square + 2})
+    ours = jax_use_donated.jit(f, donate_argnums=(0, 1)).lower(*args).compile()
+    theirs = jax.jit(f, donate_argnums=(0, 1)).lower(*args).compile()
+    assert ours.as_text().count(" copy(") <= theirs.as_text().count(" copy(")
+    assert (ours.memory_analysis().temp_size_in_bytes
+            <= theirs.memory_analysis().temp_size_in_bytes)

@@ -10,8 +10,9 @@ Rules, for each donor the plan left unpaired:
 
 * JAX aliased it to result ``k`` (``tf.aliasing_output = k``), the donor is read somewhere and
   no planned pair took ``k``: keep ``d -> k``; XLA copies.
-* JAX left it a ``jax.buffer_donor`` and no result has its type: keep the mark, so XLA may
-  still reuse the buffer for an output of the same byte size (JAX's own fallback), unless
+* JAX left it a ``jax.buffer_donor`` and no result has its type, or (unsharded functions,
+  where the sizes XLA compares are known) for any reason: keep the mark, so XLA may still
+  reuse the buffer for an output of the same byte size (JAX's own fallback), unless
   XLA's size matching would give it a result it cannot host without a copy. XLA's
   ``OptimizeInputOutputBufferAlias`` is simulated exactly (:func:`xla_size_matching`): donors
   and unaliased results each stably sorted by byte size, largest first, matched by two
@@ -63,13 +64,23 @@ def xla_fallback(
             out.kept_pairs[d] = k
             taken.add(k)
             out.notes[d] = f"it keeps JAX's pairing with result {k}, for which XLA inserts a copy"
-        elif keep_unpaired or (v.reason is Reason.NO_COMPATIBLE_RESULT and d in jax_buffer_donors):
+        elif keep_unpaired or (d in jax_buffer_donors and (
+                v.reason is Reason.NO_COMPATIBLE_RESULT or _sizes_known(plan))):
             out.buffer_donors.append(d)
             out.notes[d] = ("it stays a jax.buffer_donor, which XLA may reuse for an output of "
                             "the same size")
     if not keep_unpaired:
         _drop_unsafe_buffer_donors(plan, out)
     return out
+
+
+def _sizes_known(plan: DonationPlan) -> bool:
+    """Whether the byte sizes XLA's size matching compares are the model's: no sharded
+    argument or result (XLA matches per-device shards, whose output shapes may be unknown
+    before partitioning)."""
+    fn = plan.checker.fn if plan.checker is not None else None
+    return fn is not None and not any(
+        t.placement.sharding is not None for t in [*fn.args, *fn.results])
 
 
 def xla_size_matching(donors: list[tuple[int, int]], results: list[tuple[int, int]],
