@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from jax_use_donated.analysis.model import FunctionModel, Op, ValueId
-from jax_use_donated.analysis.semantics import PURE_OPS, OpSemantics, classify
+from jax_use_donated.analysis.semantics import PURE_OPS, OpSemantics, classify_all
 
 REGION_USE = -1
 """The operand position recorded for a read inside an op's nested regions."""
@@ -93,7 +93,7 @@ class Liveness:
 
     def __init__(self, fn: FunctionModel) -> None:
         self.fn = fn
-        self.semantics: list[OpSemantics] = [classify(op) for op in fn.ops]
+        self.semantics: list[OpSemantics] = classify_all(fn.ops)
         self.arg_of_value: dict[ValueId, int] = {a.value: a.index for a in fn.args}
         self.def_of_value: dict[ValueId, tuple[int, int]] = {}
         for op in fn.ops:
@@ -118,28 +118,42 @@ class Liveness:
         return self.roots.get(v, frozenset())
 
     def _compute_roots_and_reads(self) -> None:
+        # The hot loop of large programs: locals instead of attribute lookups.
+        roots = self.roots
+        get_roots = roots.get
+        record = self._record_read
+        dead = self.dead
+        none: frozenset[int] = frozenset()
         for op, sem in zip(self.fn.ops, self.semantics, strict=True):
-            if op.index in self.dead:
+            if dead and op.index in dead:
                 continue
-            forwarded_positions = {i for ops in sem.forwards.values() for i in ops}
-            only_forwards = bool(sem.forwards) and op.call_forwards is None
-            for pos, v in enumerate(op.operands):
-                if only_forwards and pos in forwarded_positions:
-                    continue
-                for d in self.roots_of(v):
-                    self._record_read(d, op, pos)
+            forwards = sem.forwards
+            if forwards and op.call_forwards is None:
+                skip = {i for ops in forwards.values() for i in ops}
+                for pos, v in enumerate(op.operands):
+                    if pos not in skip:
+                        for d in get_roots(v, none):
+                            record(d, op, pos)
+            else:
+                for pos, v in enumerate(op.operands):
+                    ds = get_roots(v)
+                    if ds:
+                        for d in ds:
+                            record(d, op, pos)
             for v in op.region_uses:
-                for d in self.roots_of(v):
-                    self._record_read(d, op, REGION_USE)
-            for r, operand_positions in sem.forwards.items():
+                for d in get_roots(v, none):
+                    record(d, op, REGION_USE)
+            if not forwards:
+                continue
+            for r, operand_positions in forwards.items():
                 if r >= len(op.results):
                     continue
-                roots: frozenset[int] = frozenset()
+                acc: frozenset[int] = none
                 for pos in operand_positions:
                     if pos < len(op.operands):
-                        roots |= self.roots_of(op.operands[pos])
-                if roots:
-                    self.roots[op.results[r]] = roots
+                        acc |= get_roots(op.operands[pos], none)
+                if acc:
+                    roots[op.results[r]] = acc
 
     def _record_read(self, donor: int, op: Op, pos: int) -> None:
         reads = self.reads[donor]
@@ -150,18 +164,22 @@ class Liveness:
     def _compute_ancestors(self) -> list[int]:
         """``ancestors[i]``: bits of the reading ops that op ``i`` depends on (transitively)."""
         ancestors: list[int] = []
+        append = ancestors.append
+        def_of = self.def_of_value.get
+        read_bit = self.read_bit.get
         for op in self.fn.ops:
             acc = 0
-            for v in op.operands + op.region_uses:
-                d = self.def_of_value.get(v)
-                if d is None:
-                    continue
-                j = d[0]
-                acc |= ancestors[j]
-                bit = self.read_bit.get(j)
-                if bit is not None:
-                    acc |= 1 << bit
-            ancestors.append(acc)
+            for vs in (op.operands, op.region_uses):
+                for v in vs:
+                    d = def_of(v)
+                    if d is None:
+                        continue
+                    j = d[0]
+                    acc |= ancestors[j]
+                    bit = read_bit(j)
+                    if bit is not None:
+                        acc |= 1 << bit
+            append(acc)
         return ancestors
 
     def source(self, v: ValueId) -> tuple[str, int, int]:

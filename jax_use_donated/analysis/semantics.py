@@ -153,6 +153,9 @@ def classify(op: Op) -> OpSemantics:
     """
     name = op.name
     nres = len(op.results)
+    if nres == 1 and name in ELEMENTWISE_OPS and op.elementwise is not False \
+            and name not in IDEMPOTENT_OPS and name != "stablehlo.select":
+        return _elementwise(op)  # the common case, first
     if op.call_forwards is not None:
         return OpSemantics(dict(op.call_forwards), {})
     if name in ("stablehlo.reshape", "sdy.sharding_constraint", "sdy.reshard",
@@ -226,13 +229,34 @@ def classify(op: Op) -> OpSemantics:
             overwrites=True,
         )
     if nres == 1 and is_elementwise(op):
-        result_type = op.result_types[0] if op.result_types else None
-        return OpSemantics(
-            {},
-            {
-                0: frozenset(
-                    i for i, t in enumerate(op.operand_types) if _same_type(t, result_type)
-                )
-            },
-        )
+        return _elementwise(op)
     return NO_SEMANTICS
+
+
+def classify_all(ops: list[Op]) -> list[OpSemantics]:
+    """``[classify(op) for op in ops]``, sharing one :class:`OpSemantics` among elementwise ops
+    of equal name and types (the bulk of a large program; the ops keep their types alive, so
+    the types' ids are stable while this runs)."""
+    shared: dict[tuple[object, ...], OpSemantics] = {}
+    out: list[OpSemantics] = []
+    for op in ops:
+        name = op.name
+        if len(op.results) == 1 and name in ELEMENTWISE_OPS and op.elementwise is not False \
+                and name not in IDEMPOTENT_OPS and name != "stablehlo.select":
+            key = (name, id(op.result_types[0]) if op.result_types else None,
+                   *map(id, op.operand_types))
+            sem = shared.get(key)
+            if sem is None:
+                sem = shared[key] = _elementwise(op)
+            out.append(sem)
+        else:
+            out.append(classify(op))
+    return out
+
+
+def _elementwise(op: Op) -> OpSemantics:
+    """An elementwise op may write into any operand of the result's type."""
+    result_type = op.result_types[0] if op.result_types else None
+    text = result_type.text if result_type is not None else None
+    return OpSemantics({}, {0: frozenset(
+        i for i, t in enumerate(op.operand_types) if t is not None and t.text == text)})
