@@ -6,7 +6,7 @@
 1. equal results (bitwise when every op is deterministic, else to float tolerance);
 2. exactly the inputs the compiled program aliases were invalidated (``is_deleted()``), all of
    them donated;
-3. the compiled ``input_output_alias`` equals the hook's plan (``DonatingJit.records``; the
+3. the compiled ``input_output_alias`` equals the hook's plan (``DonatingJit.last_plan``; the
    wrapper must not have fallen back to plain ``jax.jit``);
 4. XLA's copy count and temp bytes are never above JAX's default;
 5. (recorded in :class:`Stats`, not asserted) whether our program has no more copies than the
@@ -62,14 +62,13 @@ def _facts(jitted: Any, spec: ProgramSpec) -> CompiledFacts:
 
 
 def plan_of(jitted: Any) -> tuple[dict[int, int], set[int]] | None:
-    """The hook's plan for its latest lowering: ``({parameter: output}, buffer donors)``
-    (``DonatingJit.records[-1].expected`` / ``.buffer_donors``; XLA may alias a buffer donor
-    to any output of its size); ``None`` when the wrapper has no record (nothing donated)."""
-    records = getattr(jitted, "records", None)
-    if not records:
+    """The hook's plan for its latest lowering, from the public accessor
+    (``DonatingJit.last_plan``): ``({parameter: output}, buffer donors)``; XLA may alias a
+    buffer donor to any output of its size. ``None`` when nothing was planned."""
+    plan = getattr(jitted, "last_plan", None)
+    if plan is None:
         return None
-    record = records[-1]
-    return dict(record.expected), set(record.buffer_donors)
+    return dict(plan.parameter_pairs), set(plan.buffer_donors)
 
 
 def check_program(spec: ProgramSpec, ours_jit: Any, stats: Stats = STATS,
