@@ -199,9 +199,8 @@ def test_call_passing_one_value_twice_is_folded_like_xla() -> None:
     args = ((jnp.arange(16, dtype=jnp.int32), jnp.ones((4, 4))),)
     ours = jax_use_donated.jit(f, donate_argnums=0).lower(*args).compile()
     theirs = jax.jit(f, donate_argnums=0).lower(*args).compile()
-    assert ours.as_text().count(" copy(") <= theirs.as_text().count(" copy(")
-    assert (ours.memory_analysis().temp_size_in_bytes
-            <= theirs.memory_analysis().temp_size_in_bytes)
+    (ours_copies, ours_temp), (jax_copies, jax_temp) = _copies_and_temp(ours), _copies_and_temp(theirs)
+    assert ours_copies <= jax_copies and ours_temp <= jax_temp
 
 
 def test_outnumbered_buffer_donor_keeps_jax_mark_when_xla_match_is_safe() -> None:
@@ -218,6 +217,11 @@ def test_outnumbered_buffer_donor_keeps_jax_mark_when_xla_match_is_safe() -> Non
     args = ({"a": square, "b": square + 1}, {"a": jnp.ones(16, jnp.float16), "b": square + 2})
     ours = jax_use_donated.jit(f, donate_argnums=(0, 1)).lower(*args).compile()
     theirs = jax.jit(f, donate_argnums=(0, 1)).lower(*args).compile()
-    assert ours.as_text().count(" copy(") <= theirs.as_text().count(" copy(")
-    assert (ours.memory_analysis().temp_size_in_bytes
-            <= theirs.memory_analysis().temp_size_in_bytes)
+    (ours_copies, ours_temp), (jax_copies, jax_temp) = _copies_and_temp(ours), _copies_and_temp(theirs)
+    assert ours_copies <= jax_copies and ours_temp <= jax_temp
+
+
+def _copies_and_temp(compiled: Any) -> tuple[int, int]:
+    """XLA's copy count and temp bytes of a compiled program."""
+    text = str(compiled.as_text())
+    return text.count(" copy("), int(compiled.memory_analysis().temp_size_in_bytes)
