@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 from xdsl.context import Context
-from xdsl.dialects import get_all_dialects
 from xdsl.dialects.func import FuncOp
 from xdsl.utils.exceptions import PassFailedException
 
 from jax_use_donated.diagnostics import collect_diagnostics
 from jax_use_donated.ir_text import parse_module
+from jax_use_donated.oracle.harness import xdsl_context
 from jax_use_donated.transforms.reuse_donated_destinations import (
     JaxReuseDonatedDestinations,
     destination_facts,
@@ -17,10 +17,7 @@ from jax_use_donated.transforms.reuse_donated_destinations import (
 
 
 def _ctx() -> Context:
-    ctx = Context(allow_unregistered=True)
-    for name, factory in get_all_dialects().items():
-        ctx.register_dialect(name, factory)
-    return ctx
+    return xdsl_context()
 
 
 GENERIC = """
