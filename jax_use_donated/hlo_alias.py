@@ -12,6 +12,7 @@ the jit hook reads the executable only when asked (``verify_executable=True``).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 _MODULE_ALIAS_FIELD = 8
 _ENTRIES_FIELD = 1
@@ -38,59 +39,44 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
         shift += 7
 
 
-def _fields(data: bytes) -> list[tuple[int, int, int | bytes]]:
-    """``(field number, wire type, value)`` of each top-level field of ``data``."""
-    out: list[tuple[int, int, int | bytes]] = []
+def _walk(data: bytes) -> Iterator[tuple[int, int, int | None, int, int]]:
+    """``(field number, wire type, varint value, start, end)`` of each top-level field of
+    ``data``: the value for a varint (wire type 0), else ``None`` and the field's byte span.
+    Nothing is copied (the computations of a module are megabytes)."""
     pos = 0
     n = len(data)
     while pos < n:
         key, pos = _varint(data, pos)
         number, wire = key >> 3, key & 7
+        value: int | None = None
+        start = pos
         if wire == 0:
             value, pos = _varint(data, pos)
-            out.append((number, wire, value))
         elif wire == 1:
-            out.append((number, wire, data[pos:pos + 8]))
             pos += 8
         elif wire == 2:
-            length, pos = _varint(data, pos)
-            out.append((number, wire, data[pos:pos + length]))
-            pos += length
+            length, start = _varint(data, pos)
+            pos = start + length
         elif wire == 5:
-            out.append((number, wire, data[pos:pos + 4]))
             pos += 4
         else:
             raise ProtoError(f"unsupported wire type {wire}")
         if pos > n:
             raise ProtoError("field runs past the end")
-    return out
+        yield number, wire, value, start, pos
+
+
+def _fields(data: bytes) -> list[tuple[int, int, int | bytes]]:
+    """``(field number, wire type, value)`` of each top-level field of ``data``."""
+    return [(number, wire, data[start:end] if value is None else value)
+            for number, wire, value, start, end in _walk(data)]
 
 
 def _length_delimited(data: bytes, wanted: int) -> list[bytes]:
     """The values of the top-level length-delimited fields numbered ``wanted``; every other
-    field is stepped over without a copy (the computations of a module are megabytes)."""
-    out: list[bytes] = []
-    pos = 0
-    n = len(data)
-    while pos < n:
-        key, pos = _varint(data, pos)
-        number, wire = key >> 3, key & 7
-        if wire == 0:
-            _, pos = _varint(data, pos)
-        elif wire == 1:
-            pos += 8
-        elif wire == 2:
-            length, pos = _varint(data, pos)
-            if number == wanted:
-                out.append(data[pos:pos + length])
-            pos += length
-        elif wire == 5:
-            pos += 4
-        else:
-            raise ProtoError(f"unsupported wire type {wire}")
-        if pos > n:
-            raise ProtoError("field runs past the end")
-    return out
+    field is stepped over without a copy."""
+    return [data[start:end] for number, wire, _, start, end in _walk(data)
+            if number == wanted and wire == 2]
 
 
 def _ints(value: int | bytes, wire: int) -> list[int]:

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import gc
 import os
 import sys
 import threading
@@ -57,6 +56,7 @@ from jax_use_donated.analysis.model import FunctionModel, SourceLoc
 from jax_use_donated.analysis.plan import DonationPlan, plan_donation
 from jax_use_donated.analysis.xla_fallback import XlaFallback, xla_fallback
 from jax_use_donated.diagnostics import Diagnostic, DonationWarning
+from jax_use_donated.gc_pause import gc_paused
 from jax_use_donated.hlo_alias import executable_aliases
 
 JAX_UNUSABLE_WARNING = "Some donated buffers were not usable"
@@ -584,7 +584,7 @@ class DonatingJit:
         clock = _StepClock()
         # The analysis allocates hundreds of thousands of small objects: with the collector
         # paused they are never walked, and the release below frees them by reference count.
-        with _gc_paused():
+        with gc_paused():
             try:
                 record = _analyse(result.module, kwargs, self.keep_unpaired_donors, removed,
                                   kept, clock)
@@ -754,18 +754,6 @@ _TRACED_OWNERS: OrderedDict[int, tuple[Any, DonatingJit]] = OrderedDict()
 # The analysis of one lowering
 
 
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector (the model is acyclic: reference counts free it)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def _analyse(module: Any, kwargs: dict[str, Any], keep_unpaired: bool,
              removed: list[RemovedDonor], kept: list[int] | None = None,
              clock: _StepClock | None = None) -> LoweringRecord | None:
@@ -821,7 +809,7 @@ def _analyse(module: Any, kwargs: dict[str, Any], keep_unpaired: bool,
         return Analysis(fn, plan, fallback)
 
     def rebuild() -> Analysis:
-        with _gc_paused():
+        with gc_paused():
             return plan_module(_StepClock())
 
     analysis = plan_module(clock)

@@ -8,7 +8,6 @@ only rewrites the IR and turns the core's verdicts into diagnostics.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -42,6 +41,7 @@ from jax_use_donated.analysis.plan import DonationPlan, DonorVerdict, Ordering, 
 from jax_use_donated.analysis.plan import plan_donation as core_plan_donation
 from jax_use_donated.analysis.xla_fallback import XlaFallback, xla_fallback
 from jax_use_donated.diagnostics import Diagnostic, emit
+from jax_use_donated.gc_pause import gc_paused
 
 WRITABLE = "bufferization.writable"
 MODES = ("alias", "materialize")
@@ -49,20 +49,6 @@ MODES = ("alias", "materialize")
 _PLAN_SINK: ContextVar[list[tuple[FunctionModel, DonationPlan]] | None] = ContextVar(
     "jax_use_donated_plans", default=None
 )
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector: the pass allocates many small objects while a
-    large parsed module is alive, and every full collection would rescan that module (measured:
-    it made the pass superlinear in module size). Nothing the pass creates is cyclic garbage."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 @contextmanager
@@ -190,7 +176,7 @@ class JaxUseDonatedArguments(ModulePass):
             raise PassFailedException(
                 f"{self.name}: xla-fallback keeps JAX's unsafe pairs, which a fusing backend "
                 "(fusion-safe=true) would compute wrongly; choose one")
-        with _gc_paused():
+        with gc_paused():
             for func in list(functions_with_donors(op)):
                 fn, plan = plan_function(func, op, self.ordering, self.keep_existing_aliases,
                                          self.fusion_safe)
@@ -362,7 +348,7 @@ class JaxVerifyDonation(ModulePass):
             raise PassFailedException(
                 f"{self.name}: unknown ordering '{self.ordering}'; expected dataflow or program")
         ordering: Ordering = "program" if self.ordering == "program" else "dataflow"
-        with _gc_paused():
+        with gc_paused():
             for func in list(functions_with_donors(op)):
                 plan_function(func, op, ordering, keep_existing_aliases=True)
 
