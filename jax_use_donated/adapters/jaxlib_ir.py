@@ -36,7 +36,7 @@ from jax_use_donated.analysis.errors import (
     multi_block_error,
     read_donation,
 )
-from jax_use_donated.analysis.liveness import Liveness
+from jax_use_donated.analysis.liveness import forwarded_arguments
 from jax_use_donated.analysis.model import (
     LAYOUT_ATTR,
     MEMORY_KIND_ATTR,
@@ -260,12 +260,7 @@ class ModuleAdapter:
         func_op = self.function(callee)
         summary: dict[int, tuple[int, ...]] = {}
         if func_op is not None and len(func_op.regions[0].blocks) == 1:
-            model = self.build(func_op, donated=(), same_arg_as=same_as)
-            live = Liveness(model)
-            for res in model.results:
-                kind, index, _ = live.source(res.value)
-                if kind == "arg":
-                    summary[res.index] = (index,)
+            summary = forwarded_arguments(self.build(func_op, donated=(), same_arg_as=same_as))
         self._in_progress.discard(callee)
         self._forwards[key] = summary
         return summary

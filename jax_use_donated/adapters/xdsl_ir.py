@@ -46,7 +46,7 @@ from jax_use_donated.analysis.errors import (
     multi_block_error,
     read_donation,
 )
-from jax_use_donated.analysis.liveness import Liveness
+from jax_use_donated.analysis.liveness import forwarded_arguments
 from jax_use_donated.analysis.model import (
     LAYOUT_ATTR,
     MEMORY_KIND_ATTR,
@@ -352,13 +352,8 @@ class ModuleSymbols:
             return None
         self._in_progress.add(callee)
         try:
-            model = build_function_model(func, self, read_donations=False, same_arg_as=same_as)
-            live = Liveness(model)
-            summary: dict[int, tuple[int, ...]] = {}
-            for res in model.results:
-                kind, index, _ = live.source(res.value)
-                if kind == "arg":
-                    summary[res.index] = (index,)
+            summary = forwarded_arguments(
+                build_function_model(func, self, read_donations=False, same_arg_as=same_as))
         finally:
             self._in_progress.discard(callee)
         self.summaries[key] = summary

@@ -128,18 +128,14 @@ class Liveness:
             if dead and op.index in dead:
                 continue
             forwards = sem.forwards
-            if forwards and op.call_forwards is None:
-                skip = {i for ops in forwards.values() for i in ops}
-                for pos, v in enumerate(op.operands):
-                    if pos not in skip:
-                        for d in get_roots(v, none):
-                            record(d, op, pos)
-            else:
-                for pos, v in enumerate(op.operands):
-                    ds = get_roots(v)
-                    if ds:
-                        for d in ds:
-                            record(d, op, pos)
+            # Operands a pure forwarding op only forwards are not read.
+            skip = ({i for ops in forwards.values() for i in ops}
+                    if forwards and op.call_forwards is None else ())
+            for pos, v in enumerate(op.operands):
+                ds = get_roots(v)
+                if ds and pos not in skip:
+                    for d in ds:
+                        record(d, op, pos)
             for v in op.region_uses:
                 for d in get_roots(v, none):
                     record(d, op, REGION_USE)
@@ -224,3 +220,15 @@ class Liveness:
             return False
         bit = self.read_bit.get(reader)
         return bit is not None and bool(self.ancestors[of_op] >> bit & 1)
+
+
+def forwarded_arguments(fn: FunctionModel) -> dict[int, tuple[int, ...]]:
+    """Result index -> the argument ``fn`` returns unchanged in it (through forwarding ops):
+    the summary of a callee that its call sites use (``Op.call_forwards``)."""
+    live = Liveness(fn)
+    summary: dict[int, tuple[int, ...]] = {}
+    for res in fn.results:
+        kind, index, _ = live.source(res.value)
+        if kind == "arg":
+            summary[res.index] = (index,)
+    return summary

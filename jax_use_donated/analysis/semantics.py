@@ -153,8 +153,7 @@ def classify(op: Op) -> OpSemantics:
     """
     name = op.name
     nres = len(op.results)
-    if nres == 1 and name in ELEMENTWISE_OPS and op.elementwise is not False \
-            and name not in IDEMPOTENT_OPS and name != "stablehlo.select":
+    if _plain_elementwise(op):
         return _elementwise(op)  # the common case, first
     if op.call_forwards is not None:
         return OpSemantics(dict(op.call_forwards), {})
@@ -241,8 +240,7 @@ def classify_all(ops: list[Op]) -> list[OpSemantics]:
     out: list[OpSemantics] = []
     for op in ops:
         name = op.name
-        if len(op.results) == 1 and name in ELEMENTWISE_OPS and op.elementwise is not False \
-                and name not in IDEMPOTENT_OPS and name != "stablehlo.select":
+        if _plain_elementwise(op):
             key = (name, id(op.result_types[0]) if op.result_types else None,
                    *map(id, op.operand_types))
             sem = shared.get(key)
@@ -252,6 +250,14 @@ def classify_all(ops: list[Op]) -> list[OpSemantics]:
         else:
             out.append(classify(op))
     return out
+
+
+def _plain_elementwise(op: Op) -> bool:
+    """A single-result op of :data:`ELEMENTWISE_OPS` that no other rule of :func:`classify`
+    (the folds of :func:`_identity_operand`) applies to."""
+    name = op.name
+    return (len(op.results) == 1 and name in ELEMENTWISE_OPS and op.elementwise is not False
+            and name not in IDEMPOTENT_OPS and name != "stablehlo.select")
 
 
 def _elementwise(op: Op) -> OpSemantics:
