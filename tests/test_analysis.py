@@ -387,3 +387,19 @@ def test_idempotent_ops_forward_their_operand() -> None:
     x2 = b2.arg(donate=True)
     m = b2.op("stablehlo.maximum", x2, b2.arg())
     assert plan_donation(b2.ret(m, x2)).pairs == {0: 1}
+
+
+def test_view_of_a_result_returned_again_is_a_copy() -> None:
+    """``return %n, reshape(%n)``: both slots would be the negate's buffer, so the second is
+    a copy made after the reshape, not a second write by the negate (found by the property
+    test's execution oracle: the two donors hosting both slots got one buffer)."""
+    from jax_use_donated.analysis.liveness import CopyAfter, Liveness, ProducedBy
+
+    b = FnBuilder()
+    x = b.arg(t=tensor("4"))
+    b.arg(t=tensor("4"), donate=True)
+    b.arg(t=tensor("2x2"), donate=True)
+    n = b.op("stablehlo.negate", x)
+    r = b.op("stablehlo.reshape", n, result_types=[tensor("2x2")])
+    fn = b.ret(n, r)
+    assert Liveness(fn).writers == [ProducedBy(0, 0), CopyAfter(1)]

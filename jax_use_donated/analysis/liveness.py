@@ -193,25 +193,23 @@ class Liveness:
             return ("op", op_index, r)
 
     def _compute_writers(self) -> list[Writer]:
+        """A slot whose buffer an earlier slot already returns (the same value, or a view of
+        the same op result or argument: ``return %n, reshape(%n)``) is filled by a copy."""
         writers: list[Writer] = []
-        seen_values: set[ValueId] = set()
-        seen_args: set[int] = set()
+        seen: set[tuple[str, int, int]] = set()
         donor_ids = set(self.reads)
         for res in self.fn.results:
-            kind, index, r = self.source(res.value)
+            source = self.source(res.value)
+            kind, index, r = source
             defining = self.def_of_value.get(res.value)
             after = defining[0] if defining else None
-            if res.value in seen_values:
+            if source in seen or (kind == "arg" and index not in donor_ids):
                 writers.append(CopyAfter(after))
             elif kind == "arg":
-                if index in donor_ids and index not in seen_args:
-                    writers.append(ViewOfArg(index))
-                    seen_args.add(index)
-                else:
-                    writers.append(CopyAfter(after))
+                writers.append(ViewOfArg(index))
             else:
                 writers.append(ProducedBy(index, r))
-            seen_values.add(res.value)
+            seen.add(source)
         return writers
 
     def is_ancestor(self, reader: int, of_op: int | None) -> bool:
