@@ -53,6 +53,7 @@ from jax_use_donated.analysis.model import (
     ValueId,
     same_value_positions,
 )
+from jax_use_donated.analysis.semantics import ELEMENTWISE_OPS
 
 RESULT_INFO_ATTR = "jax.result_info"
 
@@ -133,24 +134,24 @@ class _TypeTable:
     """One :class:`TensorInfo` (or ``None`` for non-tensors) per distinct ``ir.Type``."""
 
     def __init__(self) -> None:
-        self._cache: dict[ir.Type, TensorInfo | None] = {}
+        self.cache: dict[ir.Type, TensorInfo | None] = {}
 
     def get(self, t: ir.Type) -> TensorInfo | None:
-        info = self._cache.get(t, _MISSING)
+        info = self.cache.get(t, _MISSING)
         if info is not _MISSING:
             return info  # type: ignore[return-value]
-        return self._add(t)
+        return self.add(t)
 
     def get_all(self, types: Sequence[ir.Type]) -> list[TensorInfo | None]:
         """``[get(t) for t in types]`` with the cache lookup inlined (the per-op hot path)."""
-        cache = self._cache
+        cache = self.cache
         out: list[TensorInfo | None] = []
         for t in types:
             info = cache.get(t, _MISSING)
-            out.append(self._add(t) if info is _MISSING else info)  # type: ignore[arg-type]
+            out.append(self.add(t) if info is _MISSING else info)  # type: ignore[arg-type]
         return out
 
-    def _add(self, t: ir.Type) -> TensorInfo | None:
+    def add(self, t: ir.Type) -> TensorInfo | None:
         info: TensorInfo | None = None
         if isinstance(t, ir.RankedTensorType):
             shape = tuple(
@@ -158,7 +159,7 @@ class _TypeTable:
             )
             element = t.element_type
             info = TensorInfo(str(t), shape, str(element), element_bits(element))
-        self._cache[t] = info
+        self.cache[t] = info
         return info
 
 
@@ -332,7 +333,8 @@ class ModuleAdapter:
         ops: list[Op] = []
         results: list[Result] = []
         terminator: ir.Operation | None = None
-        get_types = types.get_all
+        type_cache = types.cache
+        add_type = types.add
         for view in block.operations:
             operation = view.operation
             op_name = operation.name
@@ -345,19 +347,31 @@ class ModuleAdapter:
                 raise DonationError(
                     f"@{name}: {op_name} uses a value defined after it", operation
                 ) from None
-            result_values = operation.results
-            first = next_id
-            for r in result_values:
-                values[r] = next_id
+            try:  # one result (nearly every op): one binding call instead of a list
+                result = operation.result
+            except ValueError:
+                first = next_id
+                result_values = operation.results
+                for r in result_values:
+                    values[r] = next_id
+                    next_id += 1
+                result_ids = list(range(first, next_id))
+                result_types = types.get_all(result_values.types)
+            else:
+                values[result] = next_id
+                result_ids = [next_id]
                 next_id += 1
-            result_types = get_types(result_values.types)
+                t = result.type
+                info = type_cache.get(t)
+                if info is None and t not in type_cache:
+                    info = add_type(t)
+                result_types = [info]
             value_types += result_types
-            # Only the fields that differ from Op's defaults: keyword parsing is per op.
-            op = Op(index=len(ops), name=op_name, operands=operands,
-                    results=list(range(first, next_id)),
-                    operand_types=[value_types[v] for v in operands], result_types=result_types,
+            # Positional, in field order: keyword parsing costs a microsecond per op.
+            op = Op(len(ops), op_name, operands, result_ids,
+                    [value_types[v] for v in operands], result_types,
                     loc=OpLocation(operation), handle=operation)
-            if len(operation.regions):
+            if op_name not in REGION_FREE_OPS and len(operation.regions):
                 op.region_uses = self._region_uses(operation.regions, values)
                 if op_name == "stablehlo.while":
                     op.max_trips = while_max_trips(operation)
@@ -456,6 +470,12 @@ def while_max_trips(operation: ir.Operation) -> int | None:
 
 
 _TERMINATORS = frozenset({"func.return", "stablehlo.return"})
+REGION_FREE_OPS: frozenset[str] = ELEMENTWISE_OPS | frozenset(
+    f"stablehlo.{name}"
+    for name in ("constant", "broadcast_in_dim", "reshape", "transpose", "dot_general", "convert",
+                 "slice", "dynamic_slice", "dynamic_update_slice", "concatenate", "iota", "pad")
+)
+"""Op names whose definitions have no regions: the builder skips asking for theirs."""
 _CALL_LIKE = frozenset({"stablehlo.custom_call", "func.call"})
 
 

@@ -78,13 +78,15 @@ def dead_ops(fn: FunctionModel) -> frozenset[int]:
     """
     used: set[ValueId] = {r.value for r in fn.results}
     dead: set[int] = set()
+    use = used.update
     for op in reversed(fn.ops):
-        if (op.name in PURE_OPS and not op.region_uses and op.results
-                and used.isdisjoint(op.results)):
+        if op.region_uses:
+            use(op.operands)
+            use(op.region_uses)
+        elif op.name in PURE_OPS and op.results and used.isdisjoint(op.results):
             dead.add(op.index)
-            continue
-        used.update(op.operands)
-        used.update(op.region_uses)
+        else:
+            use(op.operands)
     return frozenset(dead)
 
 
@@ -95,10 +97,6 @@ class Liveness:
         self.fn = fn
         self.semantics: list[OpSemantics] = classify_all(fn.ops)
         self.arg_of_value: dict[ValueId, int] = {a.value: a.index for a in fn.args}
-        self.def_of_value: dict[ValueId, tuple[int, int]] = {}
-        for op in fn.ops:
-            for r, v in enumerate(op.results):
-                self.def_of_value[v] = (op.index, r)
 
         donor_ids = {a.index for a in fn.donors}
         self.roots: dict[ValueId, frozenset[int]] = {
@@ -106,9 +104,11 @@ class Liveness:
         }
         self.reads: dict[int, DonorReads] = {i: DonorReads() for i in donor_ids}
         self.read_bit: dict[int, int] = {}
+        self.def_of_value: dict[ValueId, tuple[int, int]] = {}
+        self.ancestors: list[int] = []
+        """``ancestors[i]``: bits of the reading ops that op ``i`` depends on (transitively)."""
         self.dead: frozenset[int] = dead_ops(fn)
-        self._compute_roots_and_reads()
-        self.ancestors: list[int] = self._compute_ancestors()
+        self._walk()
         for res in fn.results:
             for d in self.roots_of(res.value):
                 self.reads[d].returned_in.append(res.index)
@@ -117,66 +117,72 @@ class Liveness:
     def roots_of(self, v: ValueId) -> frozenset[int]:
         return self.roots.get(v, frozenset())
 
-    def _compute_roots_and_reads(self) -> None:
+    def _walk(self) -> None:
+        """One forward walk over the ops: definitions, roots, reads and ancestors (an op's
+        read bit is handed out before any later op asks for it)."""
         # The hot loop of large programs: locals instead of attribute lookups.
         roots = self.roots
         get_roots = roots.get
         record = self._record_read
         dead = self.dead
+        def_of_value = self.def_of_value
+        append_ancestors = self.ancestors.append
+        read_bit = self.read_bit.get
+        # reach[position[v]]: the ancestors of v's defining op with that op's own read bit
+        # (position 0, reach 0: arguments).
+        position: dict[ValueId, int] = dict.fromkeys(self.arg_of_value, 0)
+        pos_of = position.__getitem__
+        reach: list[int] = [0]
+        append_reach = reach.append
         none: frozenset[int] = frozenset()
         for op, sem in zip(self.fn.ops, self.semantics, strict=True):
-            if dead and op.index in dead:
+            index = op.index
+            operands = op.operands
+            region_uses = op.region_uses
+            results = op.results
+            acc = 0
+            for v in operands:
+                acc |= reach[pos_of(v)]
+            for v in region_uses:
+                acc |= reach[pos_of(v)]
+            append_ancestors(acc)
+            for r, v in enumerate(results):
+                def_of_value[v] = (index, r)
+                position[v] = len(reach)
+            if dead and index in dead:
+                append_reach(acc)
                 continue
             forwards = sem.forwards
             # Operands a pure forwarding op only forwards are not read.
             skip = ({i for ops in forwards.values() for i in ops}
                     if forwards and op.call_forwards is None else ())
-            for pos, v in enumerate(op.operands):
+            for pos, v in enumerate(operands):
                 ds = get_roots(v)
                 if ds and pos not in skip:
                     for d in ds:
                         record(d, op, pos)
-            for v in op.region_uses:
+            for v in region_uses:
                 for d in get_roots(v, none):
                     record(d, op, REGION_USE)
+            bit = read_bit(index)
+            append_reach(acc if bit is None else acc | 1 << bit)
             if not forwards:
                 continue
             for r, operand_positions in forwards.items():
-                if r >= len(op.results):
+                if r >= len(results):
                     continue
-                acc: frozenset[int] = none
+                acc_roots: frozenset[int] = none
                 for pos in operand_positions:
-                    if pos < len(op.operands):
-                        acc |= get_roots(op.operands[pos], none)
-                if acc:
-                    roots[op.results[r]] = acc
+                    if pos < len(operands):
+                        acc_roots |= get_roots(operands[pos], none)
+                if acc_roots:
+                    roots[results[r]] = acc_roots
 
     def _record_read(self, donor: int, op: Op, pos: int) -> None:
         reads = self.reads[donor]
         reads.positions.setdefault(op.index, set()).add(pos)
         bit = self.read_bit.setdefault(op.index, len(self.read_bit))
         reads.bits |= 1 << bit
-
-    def _compute_ancestors(self) -> list[int]:
-        """``ancestors[i]``: bits of the reading ops that op ``i`` depends on (transitively)."""
-        ancestors: list[int] = []
-        append = ancestors.append
-        def_of = self.def_of_value.get
-        read_bit = self.read_bit.get
-        for op in self.fn.ops:
-            acc = 0
-            for vs in (op.operands, op.region_uses):
-                for v in vs:
-                    d = def_of(v)
-                    if d is None:
-                        continue
-                    j = d[0]
-                    acc |= ancestors[j]
-                    bit = read_bit(j)
-                    if bit is not None:
-                        acc |= 1 << bit
-            append(acc)
-        return ancestors
 
     def source(self, v: ValueId) -> tuple[str, int, int]:
         """Follow single-operand forwarding back from ``v``: ``("arg", i, 0)`` or

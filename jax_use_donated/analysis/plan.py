@@ -323,33 +323,56 @@ class LazyEdges(Mapping[int, list[int]]):
         self.blocked: dict[int, list[int]] = {}
         """Donor -> its unsafe candidates (blockers are built only for verdicts)."""
         self._single: dict[tuple[int, int], bool] = {}
+        self._facts: list[tuple[int, int | None, int | None]] | None = None
+
+    def _writer_facts(self) -> list[tuple[int, int | None, int | None]]:
+        """Per candidate: ``(result, ancestor bits of its producing op, that op's read bit)``;
+        ``(result, None, None)`` when a copy or an argument fills the result."""
+        if self._facts is None:
+            live = self.checker.live
+            facts: list[tuple[int, int | None, int | None]] = []
+            for k in self.candidates:
+                w = live.writers[k]
+                if type(w) is ProducedBy:
+                    facts.append((k, self.checker.anc[w.op], live.read_bit.get(w.op)))
+                else:
+                    facts.append((k, None, None))
+            self._facts = facts
+        return self._facts
 
     def __getitem__(self, d: int) -> list[int]:
         if d not in self.full:
-            safe: list[int] = []
-            blocked: list[int] = []
-            checker = self.checker
-            live = checker.live
-            reads = live.reads[d]
-            bits = reads.bits
-            fast = (checker.ordering == "dataflow" and not checker.fusion
-                    and not reads.returned_in)
-            writers, anc, read_bit = live.writers, checker.anc, live.read_bit
-            for k in self.candidates:
-                w = writers[k]
-                if fast and type(w) is ProducedBy:
-                    # Inlined is_safe / _produced_blocker_bits: the hot loop of large programs.
-                    pbit = read_bit.get(w.op)
-                    if pbit is None or not bits >> pbit & 1:
-                        (safe if not bits & ~anc[w.op] else blocked).append(k)
-                        continue
-                (safe if checker.is_safe(d, k) else blocked).append(k)
-            pref = self.preferred.get(d)
-            if pref in safe:
-                safe.remove(pref)
-                safe.insert(0, pref)
-            self.full[d], self.blocked[d] = safe, blocked
+            self._scan(d)
         return self.full[d]
+
+    def _scan(self, d: int, taken: Container[int] | None = None) -> int | None:
+        """Check ``d`` against every candidate in result order and store its safe and blocked
+        lists; with ``taken``, stop early at the first safe candidate not taken and return it
+        (then nothing is stored)."""
+        safe: list[int] = []
+        blocked: list[int] = []
+        checker = self.checker
+        reads = checker.live.reads[d]
+        bits = reads.bits
+        fast = checker.ordering == "dataflow" and not checker.fusion and not reads.returned_in
+        for k, anc, pbit in self._writer_facts():
+            # Inlined is_safe / _produced_blocker_bits: the hot loop of large programs.
+            if fast and anc is not None and (pbit is None or not bits >> pbit & 1):
+                ok = not bits & ~anc
+            else:
+                ok = checker.is_safe(d, k)
+            if ok:
+                if taken is not None and k not in taken:
+                    return k
+                safe.append(k)
+            else:
+                blocked.append(k)
+        pref = self.preferred.get(d)
+        if pref in safe:
+            safe.remove(pref)
+            safe.insert(0, pref)
+        self.full[d], self.blocked[d] = safe, blocked
+        return None
 
     def __iter__(self) -> Iterator[int]:
         return iter(self.full)
@@ -358,13 +381,9 @@ class LazyEdges(Mapping[int, list[int]]):
         return len(self.full)
 
     def first_free(self, d: int, taken: Container[int]) -> int | None:
-        """The first candidate in result order that is not ``taken`` and safe for ``d``
-        (one check per candidate scanned, no blocker built for the rest)."""
-        is_safe = self.checker.is_safe
-        for k in self.candidates:
-            if k not in taken and is_safe(d, k):
-                return k
-        return None
+        """The first candidate in result order that is not ``taken`` and safe for ``d``; when
+        there is none, ``d``'s full lists are stored on the way (the matching asks next)."""
+        return self._scan(d, taken)
 
     def is_edge(self, d: int, k: int) -> bool:
         if d in self.full:

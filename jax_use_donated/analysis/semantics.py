@@ -232,23 +232,39 @@ def classify(op: Op) -> OpSemantics:
     return NO_SEMANTICS
 
 
+RULE_NAMES: frozenset[str] = (
+    ELEMENTWISE_OPS | FORWARDING_OPS | TENSOR_VIEW_OPS | IDEMPOTENT_OPS
+    | frozenset({"stablehlo.select", "stablehlo.custom_call", "stablehlo.dynamic_update_slice",
+                 "stablehlo.scatter", "stablehlo.while"})
+)
+"""Every op name a rule of :func:`classify` matches by name; any other op has
+:data:`NO_SEMANTICS` unless it is a summarised call, a destination-passing op or an op the IR
+library marks elementwise."""
+
+
 def classify_all(ops: list[Op]) -> list[OpSemantics]:
     """``[classify(op) for op in ops]``, sharing one :class:`OpSemantics` among elementwise ops
     of equal name and types (the bulk of a large program; the ops keep their types alive, so
-    the types' ids are stable while this runs)."""
+    the types' ids are stable while this runs) and answering ops no rule names
+    (:data:`RULE_NAMES`: constants, broadcasts, dots, reductions) without :func:`classify`."""
     shared: dict[tuple[object, ...], OpSemantics] = {}
     out: list[OpSemantics] = []
+    append = out.append
     for op in ops:
         name = op.name
-        if _plain_elementwise(op):
+        if name not in RULE_NAMES:
+            if op.call_forwards is None and not op.dps_inits and op.elementwise is not True:
+                append(NO_SEMANTICS)
+                continue
+        elif _plain_elementwise(op):
             key = (name, id(op.result_types[0]) if op.result_types else None,
                    *map(id, op.operand_types))
             sem = shared.get(key)
             if sem is None:
                 sem = shared[key] = _elementwise(op)
-            out.append(sem)
-        else:
-            out.append(classify(op))
+            append(sem)
+            continue
+        append(classify(op))
     return out
 
 
