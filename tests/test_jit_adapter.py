@@ -189,3 +189,29 @@ def test_op_locations_are_read_lazily_and_pickle_as_plain_locations() -> None:
     assert vars(op.loc)["_text"] == text and op.loc.name is None
     copy = pickle.loads(pickle.dumps(op.loc))
     assert (type(copy), copy.text, copy.name) == (SourceLoc, text, None)
+
+
+def test_ops_with_several_results_or_none() -> None:
+    """The builder reads one-result ops through ``.result`` and falls back to the result list
+    for the others: value ids stay dense and in order, and types follow each result."""
+    module = _parse("""
+      func.func public @main(%a: tensor<4xf32> {jax.buffer_donor = true}, %b: tensor<4xi32>)
+          -> (tensor<4xf32>, tensor<4xi32>) {
+        %0:2 = stablehlo.optimization_barrier %a, %b : tensor<4xf32>, tensor<4xi32>
+        stablehlo.custom_call @sink(%0#0) {has_side_effect = true} : (tensor<4xf32>) -> ()
+        %1 = stablehlo.negate %0#0 : tensor<4xf32>
+        return %1, %0#1 : tensor<4xf32>, tensor<4xi32>
+      }""")
+    main = module_function(module)
+    assert main is not None
+    fn = function_model(main)
+    fn.check()
+    barrier, sink, negate = fn.ops
+    assert barrier.results == [2, 3] and sink.results == [] and negate.results == [4]
+    assert [t.text if t else None for t in barrier.result_types] == [
+        "tensor<4xf32>", "tensor<4xi32>"]
+    assert sink.operands == [2] and negate.operands == [2]
+    assert [r.value for r in fn.results] == [4, 3]
+    plan = plan_donation(fn)  # the sink reads %a's view and is not ordered before the negate
+    assert plan.pairs == {}
+    assert plan.verdicts[0].blockers[0].reader is sink

@@ -125,7 +125,7 @@ class Arg:
         return self.loc.name if self.loc.name else f"%arg{self.index}"
 
 
-@dataclass
+@dataclass(slots=True)
 class Op:
     """A top-level op of the function body, with the facts the rules need.
 

@@ -162,7 +162,8 @@ def classify(op: Op) -> OpSemantics:
         return OpSemantics({0: (0,)}, {})
     if name == "stablehlo.bitcast_convert":
         # Only an equal-width bitcast is a view of the same bytes.
-        same = _same_bits(op.operand_types[0], op.result_types[0]) if op.operand_types else False
+        same = (_same_bits(op.operand_types[0], op.result_types[0])
+                if op.operand_types and op.result_types else False)
         return OpSemantics({0: (0,)}, {}) if same else NO_SEMANTICS
     if name == "stablehlo.optimization_barrier":
         return OpSemantics({i: (i,) for i in range(nres)}, {})
