@@ -106,17 +106,27 @@ def main(argv: list[str] | None = None) -> int:
             return step(*a)
         return train_step
 
+    phases: dict[str, float] = {}
+
+    def lower_then_compile(name: str, jitted: Any) -> Any:
+        """``jitted.lower(*inputs).compile()``, timing the two phases into ``phases``."""
+        wall, cpu = time.perf_counter(), time.process_time()
+        lowered = jitted.lower(*inputs)
+        phases[f"{name}_lower_wall"] = time.perf_counter() - wall
+        phases[f"{name}_lower_cpu"] = time.process_time() - cpu
+        return lowered.compile()
+
     def plain() -> Any:
-        return jax.jit(fresh(), donate_argnums=(0, 1, 2)).lower(*inputs).compile()
+        return lower_then_compile("plain", jax.jit(fresh(), donate_argnums=(0, 1, 2)))
 
     wrappers: list[Any] = []
 
     def ours() -> Any:
         wrapper = jud.jit(fresh(), donate_argnums=(0, 1, 2))
-        wrappers[:] = [wrapper]  # keep only the latest, as a user replacing a jit would
+        wrappers.append(wrapper)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return wrapper.lower(*inputs).compile()
+            return lower_then_compile("ours", wrapper)
 
     rows: list[dict[str, float]] = []
     record: LoweringRecord | None = None
@@ -126,10 +136,21 @@ def main(argv: list[str] | None = None) -> int:
             order.reverse()
         row: dict[str, float] = {}
         compiled: Any = None
+        # Each variant starts from the same state: the previous repetition's wrapper and
+        # executables freed, and a full collection done, outside the timed region.
+        wrappers.clear()
+        out = None
         for name, fn in order:
+            out = None
+            gc.collect()
             row[f"{name}_wall"], row[f"{name}_cpu"], row[f"{name}_gc"], out = _timed(fn)
             if name == "ours":
                 compiled = out
+        row.update(phases)
+        for name in ("plain", "ours"):
+            for clock in ("wall", "cpu"):
+                row[f"{name}_compile_{clock}"] = (row[f"{name}_{clock}"]
+                                                  - row[f"{name}_lower_{clock}"])
         latest: LoweringRecord = wrappers[-1].records[-1]
         record = latest
         assert wrappers[-1].fallback_reason is None, wrappers[-1].fallback_reason
@@ -162,6 +183,13 @@ def main(argv: list[str] | None = None) -> int:
                  f"{med['ours_cpu']:.3f} |")
     lines.append(f"| **ratio ours / plain** | **{med['ours_wall'] / med['plain_wall']:.3f}** | "
                  f"**{med['ours_cpu'] / med['plain_cpu']:.3f}** |")
+    for phase in ("lower", "compile"):
+        for name, label in (("plain", "plain jax.jit"), ("ours", "jax_use_donated.jit")):
+            lines.append(f"| {label}: {phase} only | {med[f'{name}_{phase}_wall']:.3f} | "
+                         f"{med[f'{name}_{phase}_cpu']:.3f} |")
+    lines.append("| median of per-repetition ratios ours / plain (lower+compile) | "
+                 + " | ".join(f"{statistics.median(r[f'ours_{c}'] / r[f'plain_{c}'] for r in rows):.3f}"
+                              for c in ("wall", "cpu")) + " |")
     lines.append(f"| garbage collection during plain lower+compile | | {med['plain_gc']:.3f} |")
     lines.append(f"| garbage collection during ours | | {med['ours_gc']:.3f} |")
     lines.append(f"| hook total (median) | {hook_wall:.3f} | {hook_cpu:.3f} |")
@@ -174,12 +202,14 @@ def main(argv: list[str] | None = None) -> int:
     lines.append(f"| opt-in exact executable check (`verify_executable=True`, not in the hook "
                  f"total) | {med['exact_check_wall']:.3f} | {med['exact_check_cpu']:.3f} |")
     lines.append("")
-    lines.append("Per repetition (wall s: plain, ours, hook):")
+    lines.append("Per repetition (CPU s: plain lower + compile, ours lower + compile, hook; "
+                 "odd repetitions run ours first):")
     lines.append("")
     for i, r in enumerate(rows):
-        lines.append(f"- rep {i}: {r['plain_wall']:.2f}, {r['ours_wall']:.2f}, "
-                     f"{sum(r[f'hook_{s}_wall'] for s in STEPS):.3f} (CPU: {r['plain_cpu']:.2f}, "
-                     f"{r['ours_cpu']:.2f}, {sum(r[f'hook_{s}_cpu'] for s in STEPS):.3f})")
+        lines.append(f"- rep {i}: {r['plain_lower_cpu']:.2f} + {r['plain_compile_cpu']:.2f}, "
+                     f"{r['ours_lower_cpu']:.2f} + {r['ours_compile_cpu']:.2f}, "
+                     f"{sum(r[f'hook_{s}_cpu'] for s in STEPS):.3f} (wall: {r['plain_wall']:.2f}, "
+                     f"{r['ours_wall']:.2f}, {sum(r[f'hook_{s}_wall'] for s in STEPS):.3f})")
     lines.append("")
     lines += unpaired_summary(record)
     if args.copies_layers:

@@ -34,6 +34,7 @@ import sys
 import threading
 import time
 import warnings
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
@@ -294,10 +295,27 @@ class _Scope:
 
 _ACTIVE: ContextVar[_Scope | None] = ContextVar("jax_use_donated_jit", default=None)
 
-# Module id -> (module, record, owner) for the compile-time check; bounded.
-_RECORDS: OrderedDict[int, tuple[object, LoweringRecord, DonatingJit]] = OrderedDict()
+# Module id -> (module, record, owner) for the compile-time check and lowering_record. The
+# owner is held weakly and its entries go when it does (a finalizer), so a wrapper the user
+# drops frees its records and modules; at most _RECORDS_LIMIT entries are kept.
+_RECORDS: OrderedDict[int, tuple[object, LoweringRecord, weakref.ref[DonatingJit]]] = (
+    OrderedDict())
 _RECORDS_LIMIT = 512
 _RECORDS_LOCK = threading.Lock()
+
+
+def _remember(module: object, record: LoweringRecord, owner: DonatingJit) -> None:
+    with _RECORDS_LOCK:
+        _RECORDS[id(module)] = (module, record, weakref.ref(owner))
+        while len(_RECORDS) > _RECORDS_LIMIT:
+            _RECORDS.popitem(last=False)
+
+
+def _forget_dropped_owners() -> None:
+    """Drop the records of wrappers that no longer exist (their finalizer calls this)."""
+    with _RECORDS_LOCK:
+        for key in [k for k, entry in _RECORDS.items() if entry[2]() is None]:
+            del _RECORDS[key]
 
 
 # --------------------------------------------------------------------------------------------
@@ -362,8 +380,9 @@ def _install_hooks() -> None:
             executable = orig_compile(computation, *args, **kwargs)
             with _RECORDS_LOCK:
                 entry = _RECORDS.get(id(computation))
-            if entry is not None and entry[0] is computation:
-                entry[2]._check_executable(entry[1], executable, computation)
+            owner = entry[2]() if entry is not None and entry[0] is computation else None
+            if entry is not None and owner is not None:
+                owner._check_executable(entry[1], executable, computation)
             return executable
 
         mlir.lower_jaxpr_to_module = lower_jaxpr_to_module
@@ -454,6 +473,7 @@ class DonatingJit:
         """The analyses of this wrapper's latest lowerings (at most 8), oldest first; the
         public view is :meth:`plan` / :attr:`last_plan`."""
         functools.update_wrapper(self, fun)  # type: ignore[arg-type]
+        weakref.finalize(self, _forget_dropped_owners)
         try:
             _install_hooks()
         except HookUnavailable as e:
@@ -611,10 +631,7 @@ class DonatingJit:
         record.timings, record.cpu_timings = clock.wall, clock.cpu
         self.records.append(record)
         del self.records[:-8]
-        with _RECORDS_LOCK:
-            _RECORDS[id(result.module)] = (result.module, record, self)
-            while len(_RECORDS) > _RECORDS_LIMIT:
-                _RECORDS.popitem(last=False)
+        _remember(result.module, record, self)
 
     def _report(self, record: LoweringRecord | None, removed: list[RemovedDonor],
                 where: str) -> None:
@@ -728,7 +745,7 @@ def _bind_traced(traced: Any, owner: DonatingJit) -> Any:
     if sub is None:
         def lower(self: Any, *args: Any, **kwargs: Any) -> Any:
             wrapper = _TRACED_OWNERS.get(id(self))
-            if wrapper is None or wrapper[0] is not self:
+            if wrapper is None or wrapper[0]() is not self:
                 return cls.lower(self, *args, **kwargs)
             with wrapper[1]._scope():
                 return cls.lower(self, *args, **kwargs)
@@ -740,14 +757,22 @@ def _bind_traced(traced: Any, owner: DonatingJit) -> Any:
         traced.__class__ = sub
     except TypeError:
         return traced
-    _TRACED_OWNERS[id(traced)] = (traced, owner)
+    key = id(traced)
+
+    def forget(ref: weakref.ref[Any]) -> None:
+        entry = _TRACED_OWNERS.get(key)
+        if entry is not None and entry[0] is ref:
+            del _TRACED_OWNERS[key]
+
+    _TRACED_OWNERS[key] = (weakref.ref(traced, forget), owner)
     while len(_TRACED_OWNERS) > _RECORDS_LIMIT:
         _TRACED_OWNERS.popitem(last=False)
     return traced
 
 
 _TRACED_SUBCLASSES: dict[type, type] = {}
-_TRACED_OWNERS: OrderedDict[int, tuple[Any, DonatingJit]] = OrderedDict()
+_TRACED_OWNERS: OrderedDict[int, tuple[weakref.ref[Any], DonatingJit]] = OrderedDict()
+"""``Traced`` id -> (weak reference to it, its wrapper); an entry goes with its ``Traced``."""
 
 
 # --------------------------------------------------------------------------------------------

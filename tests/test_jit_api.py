@@ -53,6 +53,36 @@ def test_trace_is_a_traced_object() -> None:
     assert traced.jaxpr.jaxpr.debug_info.arg_names == ("a", "b")
 
 
+def test_a_dropped_wrapper_is_freed_with_its_records() -> None:
+    """The hook's tables hold wrappers weakly: dropping a wrapper (and its lowered and traced
+    objects) frees it, and its records go with it."""
+    import gc
+    import weakref
+
+    from jax_use_donated import jit_hook
+
+    def fresh_swap(a: jax.Array, b: jax.Array) -> tuple[jax.Array, jax.Array]:
+        return b * 2.0, a * 3.0
+
+    f = jud.jit(fresh_swap, donate_argnums=(0, 1))
+    lowered = f.lower(*mats())
+    lowered.compile()
+    traced = f.trace(*mats(4))
+    module = lowered.compiler_ir()
+    assert jit_hook.lowering_record(module) is not None
+    key = id(traced)
+    assert key in jit_hook._TRACED_OWNERS
+    del traced
+    gc.collect()
+    assert key not in jit_hook._TRACED_OWNERS  # the entry went with its Traced
+    ref = weakref.ref(f)
+    del f, lowered
+    gc.collect()
+    assert ref() is None
+    assert id(module) not in jit_hook._RECORDS
+    assert jit_hook.lowering_record(module) is None
+
+
 def test_eval_shape() -> None:
     f = jud.jit(swap, donate_argnums=(0, 1))
     assert f.eval_shape(*mats()) == jax.eval_shape(swap, *mats())

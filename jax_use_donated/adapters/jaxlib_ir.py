@@ -2,14 +2,18 @@
 in-memory MLIR module (``jax._src.lib.mlir.ir``), with no text round trip.
 
 This is the jit hook's front end, so it is written for speed: one pass over the top-level ops,
-each op's name, operands and results read once (every binding call builds a Python object; about
-10 us per op in all, measured on a 21k-op train step), values keyed by jaxlib's hashable
-``ir.Value`` wrappers, one :class:`TensorInfo` per distinct ``ir.Type`` (read per op with
-``results.types``), attribute dictionaries read only for ``custom_call`` and ``func.call``. Op
-source locations cost a string print each, so they are read only on request
-(:class:`OpLocation`), for the few ops a diagnostic names. Measured and not worth their
-complexity: keying values by ``hash(ir.Value)``, iterating ops with ``walk`` instead of
-``block.operations`` (no difference within noise).
+each op's name, operands and results read once (every binding call builds a Python object;
+these calls are about half of the build's time, the ``model`` step that
+``benchmarks/hook_overhead.py`` reports). A one-result op (nearly all) is read with
+``Operation.result`` and ``Value.type`` rather than the result list and ``results.types``
+(fewer objects); region-free op names (:data:`REGION_FREE_OPS`) skip the
+region query; values are keyed by jaxlib's hashable ``ir.Value`` wrappers; one
+:class:`TensorInfo` per distinct ``ir.Type``; attribute dictionaries are read only for
+``custom_call`` and ``func.call``. Op source locations cost a string print each, so they are
+read only on request (:class:`OpLocation`), for the few ops a diagnostic names. Measured and
+not worth their complexity: keying values by ``hash(ir.Value)``, iterating ops with ``walk``
+instead of ``block.operations``, printing the module and scanning the text (the print alone
+costs more than the whole build).
 
 Example (an in-memory ``@main``)::
 
