@@ -196,6 +196,10 @@ def main(argv: list[str] | None = None) -> int:
     lines.append(f"| **hook / plain lower+compile** (target <= 5%) | "
                  f"**{100 * hook_wall / med['plain_wall']:.1f}%** | "
                  f"**{100 * hook_cpu / med['plain_cpu']:.1f}%** |")
+    shares = sorted(sum(r[f"hook_{s}_cpu"] for s in STEPS) / r["plain_cpu"] for r in rows)
+    lines.append(f"| hook / plain lower+compile per repetition (CPU): smallest, median, largest "
+                 f"| | {100 * shares[0]:.1f}%, {100 * statistics.median(shares):.1f}%, "
+                 f"{100 * shares[-1]:.1f}% |")
     for s in STEPS:
         lines.append(f"| hook step: {s} | {med[f'hook_{s}_wall']:.3f} | "
                      f"{med[f'hook_{s}_cpu']:.3f} |")

@@ -371,7 +371,7 @@ class ModuleAdapter:
                     info = add_type(t)
                 result_types = [info]
             value_types += result_types
-            # Positional, in field order: keyword parsing costs a microsecond per op.
+            # Positional, in field order: cheaper than keyword matching, once per op.
             op = Op(len(ops), op_name, operands, result_ids,
                     [value_types[v] for v in operands], result_types,
                     loc=OpLocation(operation), handle=operation)
