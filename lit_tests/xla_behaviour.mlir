@@ -32,7 +32,7 @@ func.func public @donor_in_two_carries(%x: tensor<4xi32> {tf.aliasing_output = 0
 // -----
 
 // The same loop with one trip: XLA inlines the body, so no carry is written in place and the
-// donor, read by the loop, cannot host its results.
+// donor, read by the loop, cannot host a result the body computes.
 // CHECK: warning: donated argument (%arg0: tensor<4xi32>) is not reused: every result of its type is written before its last read; result 0 is produced by stablehlo.while, which reads it and cannot write in place
 // CHECK-LABEL: func.func public @one_trip_loop
 // CHECK-SAME:    (%{{.*}}: tensor<4xi32>)
@@ -44,10 +44,60 @@ func.func public @one_trip_loop(%x: tensor<4xi32> {tf.aliasing_output = 0 : i32}
     %p = stablehlo.compare LT, %i, %c1, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
     stablehlo.return %p : tensor<i1>
   } do {
+    %m = stablehlo.add %a, %b : tensor<4xi32>
+    %z = stablehlo.subtract %b, %b : tensor<4xi32>
+    %c1 = stablehlo.constant dense<1> : tensor<i32>
+    %n = stablehlo.add %i, %c1 : tensor<i32>
+    stablehlo.return %n, %m, %z : tensor<i32>, tensor<4xi32>, tensor<4xi32>
+  }
+  return %w#1, %w#2 : tensor<4xi32>, tensor<4xi32>
+}
+
+// -----
+
+// A one-trip loop (counter from 0, below 1, plus 1 per trip) is summarised like a callee:
+// max(a, b) of the donor passed twice is the donor, so result 0 is %x itself and %x hosts it
+// for free (XLA: 0 copies; unpaired 1 copy; %x with result 1: 2 copies and 16 temp bytes).
+// CHECK-LABEL: func.func public @one_trip_loop_returns_its_carry
+// CHECK-SAME:    (%{{.*}}: tensor<4xi32> {tf.aliasing_output = 0 : i32})
+// JAXLIB-LABEL: func.func public @one_trip_loop_returns_its_carry
+// JAXLIB-SAME:    (%arg0: tensor<4xi32> {tf.aliasing_output = 0 : i32})
+func.func public @one_trip_loop_returns_its_carry(%x: tensor<4xi32> {jax.buffer_donor = true}) -> (tensor<4xi32>, tensor<4xi32>) {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %w:3 = stablehlo.while(%i = %c0, %a = %x, %b = %x) : tensor<i32>, tensor<4xi32>, tensor<4xi32>
+  cond {
+    %c1 = stablehlo.constant dense<1> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %c1, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
     %m = stablehlo.maximum %a, %b : tensor<4xi32>
     %z = stablehlo.subtract %b, %b : tensor<4xi32>
     %c1 = stablehlo.constant dense<1> : tensor<i32>
     %n = stablehlo.add %i, %c1 : tensor<i32>
+    stablehlo.return %n, %m, %z : tensor<i32>, tensor<4xi32>, tensor<4xi32>
+  }
+  return %w#1, %w#2 : tensor<4xi32>, tensor<4xi32>
+}
+
+// -----
+
+// With a counter step of 2 the trip count is not proven to be one: no summary, and the loop
+// reads the donor like the one above.
+// CHECK: warning: donated argument (%arg0: tensor<4xi32>) is not reused
+// CHECK-LABEL: func.func public @loop_with_step_two
+// CHECK-SAME:    (%{{.*}}: tensor<4xi32>)
+func.func public @loop_with_step_two(%x: tensor<4xi32> {jax.buffer_donor = true}) -> (tensor<4xi32>, tensor<4xi32>) {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %w:3 = stablehlo.while(%i = %c0, %a = %x, %b = %x) : tensor<i32>, tensor<4xi32>, tensor<4xi32>
+  cond {
+    %c1 = stablehlo.constant dense<1> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %c1, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %m = stablehlo.maximum %a, %b : tensor<4xi32>
+    %z = stablehlo.subtract %b, %b : tensor<4xi32>
+    %c2 = stablehlo.constant dense<2> : tensor<i32>
+    %n = stablehlo.add %i, %c2 : tensor<i32>
     stablehlo.return %n, %m, %z : tensor<i32>, tensor<4xi32>, tensor<4xi32>
   }
   return %w#1, %w#2 : tensor<4xi32>, tensor<4xi32>

@@ -225,3 +225,20 @@ def _copies_and_temp(compiled: Any) -> tuple[int, int]:
     """XLA's copy count and temp bytes of a compiled program."""
     text = str(compiled.as_text())
     return text.count(" copy("), int(compiled.memory_analysis().temp_size_in_bytes)
+
+
+@pytest.mark.parametrize("order", ["loop first", "loop last"])
+def test_one_trip_loop_returning_its_carry_is_the_donor(order: str) -> None:
+    """Finding C4: XLA inlines ``fori_loop(0, 1, ...)`` and folds ``maximum(c, c)`` to ``c``,
+    so the loop's result is the donor itself. Summarised like a callee, the donor hosts it for
+    free: no copy, where the opaque-loop rule (and here JAX's pairing) cost one."""
+    def f(x: jax.Array) -> Any:
+        loop = jax.lax.fori_loop(0, 1, lambda i, c: jnp.maximum(c, c), x)
+        return (x * 2.0, loop - 1.0, loop) if order == "loop last" else (x + 1.0, loop)
+
+    args = (jnp.ones((4, 4)),)
+    ours = jax_use_donated.jit(f, donate_argnums=0).lower(*args).compile()
+    theirs = jax.jit(f, donate_argnums=0).lower(*args).compile()
+    (ours_copies, ours_temp), (jax_copies, jax_temp) = _copies_and_temp(ours), _copies_and_temp(theirs)
+    assert ours_copies == 0 and ours_temp <= jax_temp
+    assert ours_copies <= jax_copies

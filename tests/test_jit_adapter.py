@@ -5,6 +5,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import pytest
+from jax import lax
 from jax._src.interpreters import mlir
 from jaxlib.mlir import ir
 
@@ -228,3 +229,55 @@ def test_region_free_names_have_no_regions() -> None:
         assert name in definitions, name
         assert not definitions[name].get_irdl_definition().regions, name
     assert definitions["stablehlo.while"].get_irdl_definition().regions  # the check can fail
+
+
+SHORT_LOOPS = """
+  func.func public @main(%x: tensor<4xf32>, %y: tensor<4xf32>)
+      -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+    %c0 = stablehlo.constant dense<0> : tensor<i32>
+    %never:2 = stablehlo.while(%i = %c0, %a = %x) : tensor<i32>, tensor<4xf32>
+    cond {
+      %c0_ = stablehlo.constant dense<0> : tensor<i32>
+      %p = stablehlo.compare LT, %i, %c0_, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %p : tensor<i1>
+    } do {
+      %n = stablehlo.negate %a : tensor<4xf32>
+      stablehlo.return %i, %n : tensor<i32>, tensor<4xf32>
+    }
+    %closes:3 = stablehlo.while(%i = %c0, %a = %x, %b = %y)
+        : tensor<i32>, tensor<4xf32>, tensor<4xf32>
+    cond {
+      %c1 = stablehlo.constant dense<1> : tensor<i32>
+      %p = stablehlo.compare LT, %i, %c1, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %p : tensor<i1>
+    } do {
+      %c1 = stablehlo.constant dense<1> : tensor<i32>
+      %n = stablehlo.add %i, %c1 : tensor<i32>
+      %r = stablehlo.reshape %b : (tensor<4xf32>) -> tensor<4xf32>
+      stablehlo.return %n, %y, %r : tensor<i32>, tensor<4xf32>, tensor<4xf32>
+    }
+    return %never#1, %closes#1, %closes#2 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+  }"""
+
+
+def test_loops_that_run_at_most_once_forward_like_calls() -> None:
+    """A loop that surely runs 0 times forwards every carry; one that surely runs once
+    forwards what its body returns unchanged, and nothing when the body returns a value it
+    closes over (``%y``: not an operand of the loop)."""
+    module = _parse(SHORT_LOOPS)  # kept alive: its ops die with it
+    main = module_function(module)
+    assert main is not None
+    never, closes = [op for op in function_model(main).ops if op.name == "stablehlo.while"]
+    assert never.max_trips == 0 and never.call_forwards == {0: (0,), 1: (1,)}
+    assert closes.max_trips == 1 and closes.call_forwards is None
+
+    def fori_max(x: jax.Array) -> jax.Array:
+        return lax.fori_loop(0, 1, lambda i, c: jnp.maximum(c, c), x)
+
+    _, main = lowered_main(fori_max, jnp.ones(4), donate_argnums=0)
+    (loop,) = [op for op in function_model(main).ops if op.name == "stablehlo.while"]
+    assert loop.max_trips == 1 and loop.call_forwards == {1: (1,)}  # through @closed_call
+    _, main = lowered_main(lambda x: lax.fori_loop(0, 2, lambda i, c: jnp.maximum(c, c), x),
+                           jnp.ones(4))
+    (loop,) = [op for op in function_model(main).ops if op.name == "stablehlo.while"]
+    assert loop.max_trips == 2 and loop.call_forwards is None

@@ -363,3 +363,14 @@ def test_rerunning_the_pass_is_stable(ctx: Context) -> None:
     assert attrs is not None
     value = attrs.data[0].data["tf.aliasing_output"]
     assert isinstance(value, IntegerAttr) and value.value.data == 1
+
+
+def test_loops_that_run_at_most_once_forward_like_calls(ctx: Context) -> None:
+    """The xDSL adapter summarises short loops as the jaxlib one does (same IR as
+    ``test_jit_adapter.test_loops_that_run_at_most_once_forward_like_calls``)."""
+    from tests.test_jit_adapter import SHORT_LOOPS
+
+    fn = build_function_model(main_func(parse(ctx, SHORT_LOOPS)))
+    never, closes = [op for op in fn.ops if op.name == "stablehlo.while"]
+    assert never.max_trips == 0 and never.call_forwards == {0: (0,), 1: (1,)}
+    assert closes.max_trips == 1 and closes.call_forwards is None

@@ -40,7 +40,7 @@ from jax_use_donated.analysis.errors import (
     multi_block_error,
     read_donation,
 )
-from jax_use_donated.analysis.liveness import forwarded_arguments
+from jax_use_donated.analysis.liveness import forwarded_arguments, short_loop_forwards
 from jax_use_donated.analysis.model import (
     LAYOUT_ATTR,
     MEMORY_KIND_ATTR,
@@ -333,7 +333,33 @@ class ModuleAdapter:
                     placement=placement_of(d), donation=donation, loc=loc, handle=barg)
             )
 
-        next_id = len(args)
+        return self._block_model(name, block, values, value_types, args, res_dicts, func_op)
+
+    def _block_model(
+        self,
+        name: str,
+        block: ir.Block,
+        values: dict[ir.Value, ValueId],
+        value_types: list[TensorInfo | None],
+        args: list[Arg],
+        res_dicts: Sequence[ir.DictAttr | None],
+        handle: object,
+        outer: bool = False,
+    ) -> FunctionModel:
+        """The model of ``block`` once its arguments are ``args`` (ids in ``values``). With
+        ``outer``, a value defined outside the block (a loop body closing over it) becomes one
+        more argument; otherwise it is an error."""
+        types = self.types
+
+        def outside(v: ir.Value) -> ValueId:
+            info = types.get(v.type)
+            vid = values[v] = len(value_types)
+            value_types.append(info)
+            args.append(Arg(index=len(args), value=vid, tensor=info,
+                            type_text=str(v.type) if info is None else info.text, handle=v))
+            return vid
+
+        next_id = len(value_types)
         ops: list[Op] = []
         results: list[Result] = []
         terminator: ir.Operation | None = None
@@ -348,9 +374,12 @@ class ModuleAdapter:
             try:
                 operands = [values[v] for v in operation.operands]
             except KeyError:
-                raise DonationError(
-                    f"@{name}: {op_name} uses a value defined after it", operation
-                ) from None
+                if not outer:
+                    raise DonationError(
+                        f"@{name}: {op_name} uses a value defined after it", operation
+                    ) from None
+                operands = [values[v] if v in values else outside(v) for v in operation.operands]
+                next_id = len(value_types)
             try:  # one result (nearly every op): one binding call instead of a list
                 result = operation.result
             except ValueError:
@@ -379,6 +408,8 @@ class ModuleAdapter:
                 op.region_uses = self._region_uses(operation.regions, values)
                 if op_name == "stablehlo.while":
                     op.max_trips = while_max_trips(operation)
+                    if op.max_trips is not None and op.max_trips <= 1:
+                        op.call_forwards = self._short_loop_forwards(operation, operands)
             if op_name in _CALL_LIKE:
                 target = _target(operation, op_name)
                 op.target = target
@@ -393,12 +424,39 @@ class ModuleAdapter:
             for k, v in enumerate(terminator.operands):
                 info = types.get(v.type)
                 d = res_dicts[k] if k < len(res_dicts) else None
+                vid = values[v] if v in values or not outer else outside(v)
                 results.append(
-                    Result(index=k, value=values[v], tensor=info,
+                    Result(index=k, value=vid, tensor=info,
                            type_text=str(v.type) if info is None else info.text,
                            placement=placement_of(d))
                 )
-        return FunctionModel(name, args, ops, results, handle=func_op, return_handle=terminator)
+        return FunctionModel(name, args, ops, results, handle=handle, return_handle=terminator)
+
+    def _short_loop_forwards(self, operation: ir.Operation, operands: list[ValueId]
+                             ) -> dict[int, tuple[int, ...]] | None:
+        """For a ``stablehlo.while`` that surely runs 0 or 1 times (:func:`while_exact_trips`),
+        the carries its results return unchanged, from a model of its body
+        (:func:`.liveness.short_loop_forwards`); ``None`` otherwise."""
+        trips = while_exact_trips(operation)
+        if trips is None:
+            return None
+        body_model: FunctionModel | None = None
+        if trips == 1:
+            body = next(iter(operation.regions[1].blocks))
+            same_as = same_value_positions(operands)
+            values: dict[ir.Value, ValueId] = {}
+            value_types: list[TensorInfo | None] = []
+            args: list[Arg] = []
+            for i, barg in enumerate(body.arguments):
+                info = self.types.get(barg.type)
+                first = same_as[i] if i < len(same_as) else i
+                values[barg] = first if first < i else i
+                value_types.append(info)
+                args.append(Arg(index=i, value=i, tensor=info,
+                                type_text=str(barg.type) if info is None else info.text))
+            body_model = self._block_model("while body", body, values, value_types, args, [],
+                                           operation, outer=True)
+        return short_loop_forwards(trips, len(operands), body_model)
 
     @staticmethod
     def _region_uses(regions: Iterable[ir.Region], values: dict[ir.Value, ValueId]
@@ -439,10 +497,9 @@ def _scalar_int_constant(value: ir.Value) -> int | None:
     return int(ir.IntegerAttr(dense.get_splat_value()).value)
 
 
-def while_max_trips(operation: ir.Operation) -> int | None:
-    """At most how many times a ``stablehlo.while`` runs, when its condition is
-    ``compare LT, %counter, constant`` and the counter starts at a constant (JAX's
-    ``fori_loop`` and ``scan``); ``None`` otherwise."""
+def _loop_counter(operation: ir.Operation) -> tuple[int, int, int] | None:
+    """``(carry position, start, stop)`` of a ``stablehlo.while`` whose condition is
+    ``compare LT, %counter, constant`` and whose counter starts at a constant."""
     cond = operation.regions[0]
     blocks = list(cond.blocks)
     if len(blocks) != 1:
@@ -470,7 +527,47 @@ def while_max_trips(operation: ir.Operation) -> int | None:
     stop = _scalar_int_constant(bound)
     if start is None or stop is None:
         return None
-    return max(0, stop - start)
+    return counter.arg_number, start, stop
+
+
+def while_max_trips(operation: ir.Operation) -> int | None:
+    """At most how many times a ``stablehlo.while`` runs, when its condition is
+    ``compare LT, %counter, constant`` and the counter starts at a constant (JAX's
+    ``fori_loop`` and ``scan``); ``None`` otherwise."""
+    counter = _loop_counter(operation)
+    return None if counter is None else max(0, counter[2] - counter[1])
+
+
+def while_exact_trips(operation: ir.Operation) -> int | None:
+    """0 or 1 when a ``stablehlo.while`` surely runs that many times: its bounds allow at most
+    one trip (:func:`while_max_trips`) and, for one, its body returns ``counter + 1`` as the
+    counter, so the second test fails (JAX's ``fori_loop(0, 1, ...)``); ``None`` otherwise."""
+    counter = _loop_counter(operation)
+    if counter is None:
+        return None
+    position, start, stop = counter
+    if stop - start <= 0:
+        return 0
+    if stop - start != 1:
+        return None
+    blocks = list(operation.regions[1].blocks)
+    if len(blocks) != 1:
+        return None
+    ops = list(blocks[0].operations)
+    if not ops or len(ops[-1].operands) <= position:
+        return None
+    update = ops[-1].operands[position].owner
+    if not isinstance(update, ir.Operation | ir.OpView):
+        return None
+    update = update.operation
+    if update.name != "stablehlo.add" or len(update.operands) != 2:
+        return None
+    for i in (0, 1):
+        arg, step = update.operands[i], update.operands[1 - i]
+        if isinstance(arg, ir.BlockArgument) and arg.owner == blocks[0] \
+                and arg.arg_number == position and _scalar_int_constant(step) == 1:
+            return 1
+    return None
 
 
 _TERMINATORS = frozenset({"func.return", "stablehlo.return"})

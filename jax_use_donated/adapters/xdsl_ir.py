@@ -37,7 +37,7 @@ from xdsl.dialects.builtin import (
     UnregisteredOp,
 )
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
 from jax_use_donated.analysis.errors import (
     ALIASING_OUTPUT,
@@ -46,7 +46,7 @@ from jax_use_donated.analysis.errors import (
     multi_block_error,
     read_donation,
 )
-from jax_use_donated.analysis.liveness import forwarded_arguments
+from jax_use_donated.analysis.liveness import forwarded_arguments, short_loop_forwards
 from jax_use_donated.analysis.model import (
     LAYOUT_ATTR,
     MEMORY_KIND_ATTR,
@@ -397,12 +397,30 @@ def build_function_model(
         args.append(Arg(i, ids[ba], tensor_info(ba.type), type_text(ba.type),
                         placement_of(attrs), donation, loc, func))
 
+    return _block_model(name, block, ids, args, symbols, func.res_attrs,
+                        source_loc(func.location), func)
+
+
+def _block_model(name: str, block: Block, ids: dict[SSAValue, ValueId], args: list[Arg],
+                 symbols: ModuleSymbols, res_attrs: ArrayAttr[DictionaryAttr] | None,
+                 loc: SourceLoc, handle: Operation, outer: bool = False) -> FunctionModel:
+    """The model of ``block`` once its arguments are ``args`` (ids in ``ids``). With
+    ``outer``, a value defined outside the block (a loop body closing over it) becomes one more
+    argument; otherwise it is a ``KeyError``."""
+
+    def value_id(v: SSAValue) -> ValueId:
+        if v in ids or not outer:
+            return ids[v]
+        vid = ids[v] = len(ids)
+        args.append(Arg(len(args), vid, tensor_info(v.type), type_text(v.type)))
+        return vid
+
     ops: list[Op] = []
     terminator = block.last_op
     for op in block.ops:
         if op is terminator:
             break
-        operands = [ids[v] for v in op.operands]
+        operands = [value_id(v) for v in op.operands]
         results: list[ValueId] = []
         for r in op.results:
             ids[r] = len(ids)
@@ -420,6 +438,11 @@ def build_function_model(
                         region_uses.append(vid)
         target = op_target(op)
         name_ = op_name(op)
+        max_trips = while_max_trips(op)
+        call_forwards = (symbols.call_forwards(target, same_value_positions(operands))
+                         if name_ == "func.call" else None)
+        if max_trips is not None and max_trips <= 1:
+            call_forwards = _short_loop_forwards(op, operands, symbols)
         ops.append(Op(
             index=len(ops),
             name=name_,
@@ -430,10 +453,9 @@ def build_function_model(
             region_uses=region_uses,
             elementwise=elementwise_of(op),
             operand_aliases=output_operand_aliases(op) if name_.endswith("custom_call") else (),
-            call_forwards=(symbols.call_forwards(target, same_value_positions(operands))
-                           if name_ == "func.call" else None),
+            call_forwards=call_forwards,
             target=target,
-            max_trips=while_max_trips(op),
+            max_trips=max_trips,
             loc=source_loc(op.location),
             handle=op,
         ))
@@ -441,11 +463,33 @@ def build_function_model(
     model_results: list[Result] = []
     if terminator is not None:
         for k, v in enumerate(terminator.operands):
-            attrs = _dict_at(func.res_attrs, k)
-            model_results.append(Result(k, ids[v], tensor_info(v.type), type_text(v.type),
+            attrs = _dict_at(res_attrs, k)
+            model_results.append(Result(k, value_id(v), tensor_info(v.type), type_text(v.type),
                                         placement_of(attrs)))
-    return FunctionModel(name, args, ops, model_results, source_loc(func.location), func,
-                         terminator)
+    return FunctionModel(name, args, ops, model_results, loc, handle, terminator)
+
+
+def _short_loop_forwards(op: Operation, operands: list[ValueId], symbols: ModuleSymbols,
+                         ) -> dict[int, tuple[int, ...]] | None:
+    """For a ``stablehlo.while`` that surely runs 0 or 1 times (:func:`while_exact_trips`),
+    the carries its results return unchanged, from a model of its body
+    (:func:`.liveness.short_loop_forwards`); ``None`` otherwise."""
+    trips = while_exact_trips(op)
+    if trips is None:
+        return None
+    body_model: FunctionModel | None = None
+    if trips == 1:
+        body = op.regions[1].blocks[0]
+        same_as = same_value_positions(operands)
+        ids: dict[SSAValue, ValueId] = {}
+        args: list[Arg] = []
+        for i, ba in enumerate(body.args):
+            first = same_as[i] if i < len(same_as) else i
+            ids[ba] = ids[body.args[first]] if first < i else len(ids)
+            args.append(Arg(i, ids[ba], tensor_info(ba.type), type_text(ba.type)))
+        body_model = _block_model("while body", body, ids, args, symbols, None, SourceLoc(),
+                                  op, outer=True)
+    return short_loop_forwards(trips, len(operands), body_model)
 
 
 def _scalar_int_constant(value: SSAValue) -> int | None:
@@ -465,10 +509,9 @@ def _scalar_int_constant(value: SSAValue) -> int | None:
     return int.from_bytes(data, "little", signed=True)
 
 
-def while_max_trips(op: Operation) -> int | None:
-    """At most how many times a ``stablehlo.while`` runs, when its condition is
-    ``compare LT, %counter, constant`` and the counter starts at a constant (JAX's
-    ``fori_loop`` and ``scan``); ``None`` otherwise."""
+def _loop_counter(op: Operation) -> tuple[int, int, int] | None:
+    """``(carry position, start, stop)`` of a ``stablehlo.while`` whose condition is
+    ``compare LT, %counter, constant`` and whose counter starts at a constant."""
     if op.name != "stablehlo.while" or not op.regions or len(op.regions[0].blocks) != 1:
         return None
     cond = op.regions[0].blocks[0]
@@ -489,7 +532,42 @@ def while_max_trips(op: Operation) -> int | None:
     start, stop = _scalar_int_constant(op.operands[counter.index]), _scalar_int_constant(bound)
     if start is None or stop is None:
         return None
-    return max(0, stop - start)
+    return counter.index, start, stop
+
+
+def while_max_trips(op: Operation) -> int | None:
+    """At most how many times a ``stablehlo.while`` runs, when its condition is
+    ``compare LT, %counter, constant`` and the counter starts at a constant (JAX's
+    ``fori_loop`` and ``scan``); ``None`` otherwise."""
+    counter = _loop_counter(op)
+    return None if counter is None else max(0, counter[2] - counter[1])
+
+
+def while_exact_trips(op: Operation) -> int | None:
+    """0 or 1 when a ``stablehlo.while`` surely runs that many times: its bounds allow at most
+    one trip (:func:`while_max_trips`) and, for one, its body returns ``counter + 1`` as the
+    counter, so the second test fails (JAX's ``fori_loop(0, 1, ...)``); ``None`` otherwise."""
+    counter = _loop_counter(op)
+    if counter is None:
+        return None
+    position, start, stop = counter
+    if stop - start <= 0:
+        return 0
+    if stop - start != 1 or len(op.regions) < 2 or len(op.regions[1].blocks) != 1:
+        return None
+    body = op.regions[1].blocks[0]
+    terminator = body.last_op
+    if terminator is None or len(terminator.operands) <= position:
+        return None
+    update = terminator.operands[position].owner
+    if not isinstance(update, Operation) or update.name != "stablehlo.add" \
+            or len(update.operands) != 2:
+        return None
+    for arg, step in (update.operands, tuple(reversed(update.operands))):
+        if isinstance(arg, BlockArgument) and arg.block is body and arg.index == position \
+                and _scalar_int_constant(step) == 1:
+            return 1
+    return None
 
 
 def functions_with_donors(module: ModuleOp) -> Iterable[FuncOp]:

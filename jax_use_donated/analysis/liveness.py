@@ -236,3 +236,24 @@ def forwarded_arguments(fn: FunctionModel) -> dict[int, tuple[int, ...]]:
         if kind == "arg":
             summary[res.index] = (index,)
     return summary
+
+
+def short_loop_forwards(trips: int, carries: int, body: FunctionModel | None,
+                        ) -> dict[int, tuple[int, ...]] | None:
+    """Result index -> the carry a ``stablehlo.while`` returns unchanged in it, for a loop
+    that surely runs ``trips`` (0 or 1) times: XLA removes such a loop or inlines its body, so
+    it forwards like a call (``Op.call_forwards``). For 0 trips every carry; for 1, what
+    ``body`` (the body block as a function of its carries) returns unchanged. ``None`` when
+    the body returns a value it closes over (an argument of ``body`` past the carries).
+
+    ``%r:2 = while(%i = %c0, %x = %a) cond {i < 1} do {return %i + 1, maximum(%x, %x)}``:
+    ``{1: (1,)}``, so ``%r#1`` is ``%a`` and a donor ``%a`` returned as ``%r#1`` is free.
+    """
+    if trips == 0:
+        return {i: (i,) for i in range(carries)}
+    if body is None:
+        return None
+    summary = forwarded_arguments(body)
+    if any(j >= carries for sources in summary.values() for j in sources):
+        return None
+    return summary

@@ -133,7 +133,9 @@ class Op:
     when it does not (unregistered ops, jaxlib bindings): then the rules use their own tables.
     ``operand_aliases`` lists ``(result_index, operand_index)`` pairs the op declares it may
     write in place (``custom_call``'s ``output_operand_aliases``). ``call_forwards`` is set for
-    calls whose callee was summarised: result index -> operand indices it may return unchanged.
+    calls whose callee was summarised, and for loops that surely run 0 or 1 times, whose body
+    is summarised the same way (:func:`.liveness.short_loop_forwards`): result index -> operand
+    indices it may return unchanged.
     """
 
     index: int
