@@ -105,6 +105,46 @@ func.func public @loop_with_step_two(%x: tensor<4xi32> {jax.buffer_donor = true}
 
 // -----
 
+// A call whose callee has no side effects and whose result nothing uses is dead, as XLA
+// inlines and removes it: its read of the donor does not block the in-place update
+// (XLA: 0 copies; with the donor left unpaired, 1).
+// CHECK-LABEL: func.func public @dead_pure_call
+// CHECK-SAME:    (%{{.*}}: tensor<2x8xf16> {tf.aliasing_output = 0 : i32})
+// JAXLIB-LABEL: func.func public @dead_pure_call
+// JAXLIB-SAME:    (%arg0: tensor<2x8xf16> {tf.aliasing_output = 0 : i32})
+func.func public @dead_pure_call(%x: tensor<2x8xf16> {jax.buffer_donor = true}) -> tensor<2x8xf16> {
+  %c = stablehlo.constant dense<0> : tensor<i32>
+  %0 = stablehlo.dynamic_slice %x, %c, %c, sizes = [1, 4] : (tensor<2x8xf16>, tensor<i32>, tensor<i32>) -> tensor<1x4xf16>
+  %1 = stablehlo.dynamic_update_slice %x, %0, %c, %c : (tensor<2x8xf16>, tensor<1x4xf16>, tensor<i32>, tensor<i32>) -> tensor<2x8xf16>
+  %2 = stablehlo.compare GT, %x, %x, FLOAT : (tensor<2x8xf16>, tensor<2x8xf16>) -> tensor<2x8xi1>
+  %3 = func.call @_where(%2, %x, %x) : (tensor<2x8xi1>, tensor<2x8xf16>, tensor<2x8xf16>) -> tensor<2x8xf16>
+  return %1 : tensor<2x8xf16>
+}
+func.func private @_where(%p: tensor<2x8xi1>, %a: tensor<2x8xf16>, %b: tensor<2x8xf16>) -> tensor<2x8xf16> {
+  %0 = stablehlo.select %p, %a, %b : tensor<2x8xi1>, tensor<2x8xf16>
+  return %0 : tensor<2x8xf16>
+}
+
+// -----
+
+// A dead call of a callee with a side effect still runs, and reads the donor first.
+// CHECK: warning: donated argument (%arg0: tensor<2x8xf16>) is not reused
+// CHECK-LABEL: func.func public @dead_call_with_effect
+// CHECK-SAME:    (%{{.*}}: tensor<2x8xf16>)
+func.func public @dead_call_with_effect(%x: tensor<2x8xf16> {jax.buffer_donor = true}) -> tensor<2x8xf16> {
+  %c = stablehlo.constant dense<0> : tensor<i32>
+  %0 = stablehlo.dynamic_slice %x, %c, %c, sizes = [1, 4] : (tensor<2x8xf16>, tensor<i32>, tensor<i32>) -> tensor<1x4xf16>
+  %1 = stablehlo.dynamic_update_slice %x, %0, %c, %c : (tensor<2x8xf16>, tensor<1x4xf16>, tensor<i32>, tensor<i32>) -> tensor<2x8xf16>
+  %3 = func.call @log(%x) : (tensor<2x8xf16>) -> tensor<2x8xf16>
+  return %1 : tensor<2x8xf16>
+}
+func.func private @log(%a: tensor<2x8xf16>) -> tensor<2x8xf16> {
+  %0 = stablehlo.custom_call @print(%a) {has_side_effect = true} : (tensor<2x8xf16>) -> tensor<2x8xf16>
+  return %0 : tensor<2x8xf16>
+}
+
+// -----
+
 // A dead negate of the donor (its only user, a reshape, is unused) is not a read.
 // CHECK-LABEL: func.func public @dead_read
 // CHECK-SAME:    (%{{.*}}: tensor<4xf32> {tf.aliasing_output = 0 : i32})

@@ -344,6 +344,18 @@ def test_dead_ops_do_not_read_the_donor() -> None:
     assert plan_donation(b3.ret(z3)).pairs == {}
 
 
+def test_unused_call_of_a_side_effect_free_callee_is_dead() -> None:
+    """A ``func.call`` the adapter marks ``pure_call`` (callee without side effects) whose
+    result nothing uses reads nothing, as XLA inlines and removes it; an unmarked one still
+    reads its operands (found by the pass campaign: a dead ``@_where`` call)."""
+    for pure, expected in ((True, {0: 0}), (False, {})):
+        b = FnBuilder()
+        x = b.arg(donate=True)
+        y = b.op("stablehlo.negate", x)
+        b.op("func.call", x, x, call_forwards={}, pure_call=pure)
+        assert plan_donation(b.ret(y)).pairs == expected, pure
+
+
 def test_xla_size_matching_is_simulated_and_unsafe_buffer_donors_are_dropped() -> None:
     from jax_use_donated.analysis.xla_fallback import xla_fallback, xla_size_matching
 

@@ -281,3 +281,33 @@ def test_loops_that_run_at_most_once_forward_like_calls() -> None:
                            jnp.ones(4))
     (loop,) = [op for op in function_model(main).ops if op.name == "stablehlo.while"]
     assert loop.max_trips == 2 and loop.call_forwards is None
+
+
+def test_calls_of_side_effect_free_callees_are_marked_pure() -> None:
+    """``Op.pure_call``: ``@_where`` (a select) is side-effect free, a callee with a
+    ``custom_call`` is not; the xDSL adapter agrees (``test_xdsl_pass``)."""
+    module = _parse(CALLS)
+    main = module_function(module)
+    assert main is not None
+    where, log = [op for op in function_model(main).ops if op.name == "func.call"]
+    assert where.pure_call and not log.pure_call
+
+
+CALLS = """
+  func.func public @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+    %p = stablehlo.compare GT, %x, %x, FLOAT : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+    %w = func.call @_where(%p, %x, %x) : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>)
+        -> tensor<4xf32>
+    %l = func.call @log(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    return %x : tensor<4xf32>
+  }
+  func.func private @_where(%p: tensor<4xi1>, %a: tensor<4xf32>, %b: tensor<4xf32>)
+      -> tensor<4xf32> {
+    %0 = stablehlo.select %p, %a, %b : tensor<4xi1>, tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+  func.func private @log(%a: tensor<4xf32>) -> tensor<4xf32> {
+    %0 = stablehlo.custom_call @print(%a) {has_side_effect = true} : (tensor<4xf32>)
+        -> tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }"""

@@ -374,3 +374,11 @@ def test_loops_that_run_at_most_once_forward_like_calls(ctx: Context) -> None:
     never, closes = [op for op in fn.ops if op.name == "stablehlo.while"]
     assert never.max_trips == 0 and never.call_forwards == {0: (0,), 1: (1,)}
     assert closes.max_trips == 1 and closes.call_forwards is None
+
+
+def test_calls_of_side_effect_free_callees_are_marked_pure(ctx: Context) -> None:
+    from tests.test_jit_adapter import CALLS
+
+    fn = build_function_model(main_func(parse(ctx, CALLS)))
+    where, log = [op for op in fn.ops if op.name == "func.call"]
+    assert where.pure_call and not log.pure_call

@@ -40,7 +40,11 @@ from jax_use_donated.analysis.errors import (
     multi_block_error,
     read_donation,
 )
-from jax_use_donated.analysis.liveness import forwarded_arguments, short_loop_forwards
+from jax_use_donated.analysis.liveness import (
+    forwarded_arguments,
+    short_loop_forwards,
+    side_effect_free,
+)
 from jax_use_donated.analysis.model import (
     LAYOUT_ATTR,
     MEMORY_KIND_ATTR,
@@ -237,6 +241,8 @@ class ModuleAdapter:
         self._functions: dict[str, ir.Operation] | None = None
         self._forwards: dict[tuple[str, tuple[int, ...]], dict[int, tuple[int, ...]] | None] = {}
         self._in_progress: set[str] = set()
+        self.pure_callees: dict[str, bool] = {}
+        """Callee name -> whether it has no side effects (known once summarised)."""
 
     def function(self, name: str) -> ir.Operation | None:
         if self._functions is None:
@@ -265,7 +271,9 @@ class ModuleAdapter:
         func_op = self.function(callee)
         summary: dict[int, tuple[int, ...]] = {}
         if func_op is not None and len(func_op.regions[0].blocks) == 1:
-            summary = forwarded_arguments(self.build(func_op, donated=(), same_arg_as=same_as))
+            callee_model = self.build(func_op, donated=(), same_arg_as=same_as)
+            summary = forwarded_arguments(callee_model)
+            self.pure_callees.setdefault(callee, side_effect_free(callee_model))
         self._in_progress.discard(callee)
         self._forwards[key] = summary
         return summary
@@ -419,6 +427,7 @@ class ModuleAdapter:
                     op.call_forwards = (self.callee_forwards(target,
                                                              same_value_positions(operands))
                                         if target else {})
+                    op.pure_call = bool(target) and self.pure_callees.get(target, False)
             ops.append(op)
         if terminator is not None:
             for k, v in enumerate(terminator.operands):

@@ -46,7 +46,11 @@ from jax_use_donated.analysis.errors import (
     multi_block_error,
     read_donation,
 )
-from jax_use_donated.analysis.liveness import forwarded_arguments, short_loop_forwards
+from jax_use_donated.analysis.liveness import (
+    forwarded_arguments,
+    short_loop_forwards,
+    side_effect_free,
+)
 from jax_use_donated.analysis.model import (
     LAYOUT_ATTR,
     MEMORY_KIND_ATTR,
@@ -324,6 +328,8 @@ class ModuleSymbols:
     summaries: dict[tuple[str, tuple[int, ...]], dict[int, tuple[int, ...]] | None] = field(
         default_factory=dict)
     _in_progress: set[str] = field(default_factory=set)
+    pure: dict[str, bool] = field(default_factory=dict)
+    """Callee name -> whether it has no side effects (known once summarised)."""
 
     @staticmethod
     def of(module: Operation) -> ModuleSymbols:
@@ -352,8 +358,10 @@ class ModuleSymbols:
             return None
         self._in_progress.add(callee)
         try:
-            summary = forwarded_arguments(
-                build_function_model(func, self, read_donations=False, same_arg_as=same_as))
+            callee_model = build_function_model(func, self, read_donations=False,
+                                                same_arg_as=same_as)
+            summary = forwarded_arguments(callee_model)
+            self.pure.setdefault(callee, side_effect_free(callee_model))
         finally:
             self._in_progress.discard(callee)
         self.summaries[key] = summary
@@ -456,6 +464,7 @@ def _block_model(name: str, block: Block, ids: dict[SSAValue, ValueId], args: li
             call_forwards=call_forwards,
             target=target,
             max_trips=max_trips,
+            pure_call=name_ == "func.call" and symbols.pure.get(target or "", False),
             loc=source_loc(op.location),
             handle=op,
         ))

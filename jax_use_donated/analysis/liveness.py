@@ -71,8 +71,8 @@ class DonorReads:
 
 def dead_ops(fn: FunctionModel) -> frozenset[int]:
     """Indices of the ops whose results nothing live uses and that have no side effects
-    (:data:`.semantics.PURE_OPS`, no nested regions reading outer values), found in one
-    backward sweep.
+    (:data:`.semantics.PURE_OPS` or ``Op.pure_call``, no nested regions reading outer values),
+    found in one backward sweep.
 
     ``%0 = stablehlo.negate %arg0; %1 = stablehlo.reshape %0; return %arg1``: both ops are dead.
     """
@@ -83,7 +83,8 @@ def dead_ops(fn: FunctionModel) -> frozenset[int]:
         if op.region_uses:
             use(op.operands)
             use(op.region_uses)
-        elif op.name in PURE_OPS and op.results and used.isdisjoint(op.results):
+        elif ((op.name in PURE_OPS or op.pure_call) and op.results
+              and used.isdisjoint(op.results)):
             dead.add(op.index)
         else:
             use(op.operands)
@@ -236,6 +237,14 @@ def forwarded_arguments(fn: FunctionModel) -> dict[int, tuple[int, ...]]:
         if kind == "arg":
             summary[res.index] = (index,)
     return summary
+
+
+def side_effect_free(fn: FunctionModel) -> bool:
+    """Whether every top-level op of ``fn`` is side-effect free (:data:`.semantics.PURE_OPS`,
+    or a call of such a function): then a call of ``fn`` whose results nothing uses is dead
+    (``Op.pure_call``). JAX's ``@_where`` (one ``select``) is; a callee with a ``custom_call``
+    is not."""
+    return all(op.name in PURE_OPS or op.pure_call for op in fn.ops)
 
 
 def short_loop_forwards(trips: int, carries: int, body: FunctionModel | None,

@@ -160,6 +160,9 @@ class Op:
     max_trips: int | None = None
     """For a ``stablehlo.while`` whose bounds the adapter could read (a counter starting at a
     constant and compared ``LT`` with a constant): at most this many iterations."""
+    pure_call: bool = False
+    """A ``func.call`` whose callee has no side effects (:func:`.liveness.side_effect_free`):
+    dead when nothing uses its results, as XLA inlines and removes it."""
     loc: SourceLoc = field(default_factory=SourceLoc)
     handle: object = None
 
