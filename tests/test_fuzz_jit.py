@@ -242,3 +242,17 @@ def test_one_trip_loop_returning_its_carry_is_the_donor(order: str) -> None:
     (ours_copies, ours_temp), (jax_copies, jax_temp) = _copies_and_temp(ours), _copies_and_temp(theirs)
     assert ours_copies == 0 and ours_temp <= jax_temp
     assert ours_copies <= jax_copies
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(programs())
+def test_replay_reads_back_what_the_campaign_logs(spec: ProgramSpec) -> None:
+    """``tests.fuzz.replay.parse_spec`` inverts ``ProgramSpec.describe()`` (what a campaign's
+    failure log holds), so a logged failure can be rerun on any commit."""
+    from tests.fuzz.replay import parse_spec
+
+    text = spec.describe()
+    again = parse_spec(text)
+    assert again.describe() == text
+    assert again.steps == spec.steps and again.output == spec.output
