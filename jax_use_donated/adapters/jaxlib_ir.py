@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from functools import partial
 from typing import Any
 
 from jaxlib.mlir import ir  # the module jax._src.lib.mlir re-exports
@@ -135,9 +136,6 @@ class OpLocation(SourceLoc):
         return (SourceLoc, (self.text, self.name))
 
 
-_MISSING = object()
-
-
 class _TypeTable:
     """One :class:`TensorInfo` (or ``None`` for non-tensors) per distinct ``ir.Type``."""
 
@@ -145,19 +143,11 @@ class _TypeTable:
         self.cache: dict[ir.Type, TensorInfo | None] = {}
 
     def get(self, t: ir.Type) -> TensorInfo | None:
-        info = self.cache.get(t, _MISSING)
-        if info is not _MISSING:
-            return info  # type: ignore[return-value]
-        return self.add(t)
-
-    def get_all(self, types: Sequence[ir.Type]) -> list[TensorInfo | None]:
-        """``[get(t) for t in types]`` with the cache lookup inlined (the per-op hot path)."""
-        cache = self.cache
-        out: list[TensorInfo | None] = []
-        for t in types:
-            info = cache.get(t, _MISSING)
-            out.append(self.add(t) if info is _MISSING else info)  # type: ignore[arg-type]
-        return out
+        """The cached entry of ``t`` (the builder's per-op loop inlines this lookup)."""
+        info = self.cache.get(t)
+        if info is None and t not in self.cache:
+            info = self.add(t)
+        return info
 
     def add(self, t: ir.Type) -> TensorInfo | None:
         info: TensorInfo | None = None
@@ -397,13 +387,13 @@ class ModuleAdapter:
                     values[r] = next_id
                     next_id += 1
                 result_ids = list(range(first, next_id))
-                result_types = types.get_all(result_values.types)
+                result_types = [types.get(t) for t in result_values.types]
             else:
                 values[result] = next_id
                 result_ids = [next_id]
                 next_id += 1
                 t = result.type
-                info = type_cache.get(t)
+                info = type_cache.get(t)  # types.get, inlined
                 if info is None and t not in type_cache:
                     info = add_type(t)
                 result_types = [info]
@@ -417,7 +407,9 @@ class ModuleAdapter:
                 if op_name == "stablehlo.while":
                     op.max_trips = while_max_trips(operation)
                     if op.max_trips is not None and op.max_trips <= 1:
-                        op.call_forwards = self._short_loop_forwards(operation, operands)
+                        op.call_forwards = short_loop_forwards(
+                            while_exact_trips(operation), len(operands),
+                            partial(self._loop_body_model, operation, operands))
             if op_name in _CALL_LIKE:
                 target = _target(operation, op_name)
                 op.target = target
@@ -441,31 +433,24 @@ class ModuleAdapter:
                 )
         return FunctionModel(name, args, ops, results, handle=handle, return_handle=terminator)
 
-    def _short_loop_forwards(self, operation: ir.Operation, operands: list[ValueId]
-                             ) -> dict[int, tuple[int, ...]] | None:
-        """For a ``stablehlo.while`` that surely runs 0 or 1 times (:func:`while_exact_trips`),
-        the carries its results return unchanged, from a model of its body
-        (:func:`.liveness.short_loop_forwards`); ``None`` otherwise."""
-        trips = while_exact_trips(operation)
-        if trips is None:
-            return None
-        body_model: FunctionModel | None = None
-        if trips == 1:
-            body = next(iter(operation.regions[1].blocks))
-            same_as = same_value_positions(operands)
-            values: dict[ir.Value, ValueId] = {}
-            value_types: list[TensorInfo | None] = []
-            args: list[Arg] = []
-            for i, barg in enumerate(body.arguments):
-                info = self.types.get(barg.type)
-                first = same_as[i] if i < len(same_as) else i
-                values[barg] = first if first < i else i
-                value_types.append(info)
-                args.append(Arg(index=i, value=i, tensor=info,
-                                type_text=str(barg.type) if info is None else info.text))
-            body_model = self._block_model("while body", body, values, value_types, args, [],
-                                           operation, outer=True)
-        return short_loop_forwards(trips, len(operands), body_model)
+    def _loop_body_model(self, operation: ir.Operation, operands: list[ValueId]
+                         ) -> FunctionModel:
+        """A ``stablehlo.while`` body as a function of its carries (``operands``, one value
+        passed at several positions kept as one), for :func:`.liveness.short_loop_forwards`."""
+        body = next(iter(operation.regions[1].blocks))
+        same_as = same_value_positions(operands)
+        values: dict[ir.Value, ValueId] = {}
+        value_types: list[TensorInfo | None] = []
+        args: list[Arg] = []
+        for i, barg in enumerate(body.arguments):
+            info = self.types.get(barg.type)
+            first = same_as[i] if i < len(same_as) else i
+            values[barg] = first if first < i else i
+            value_types.append(info)
+            args.append(Arg(index=i, value=i, tensor=info,
+                            type_text=str(barg.type) if info is None else info.text))
+        return self._block_model("while body", body, values, value_types, args, [], operation,
+                                 outer=True)
 
     @staticmethod
     def _region_uses(regions: Iterable[ir.Region], values: dict[ir.Value, ValueId]

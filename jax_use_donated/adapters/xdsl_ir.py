@@ -15,6 +15,7 @@ import importlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import partial
 
 from xdsl.dialects.builtin import (
     AnyFloat,
@@ -450,7 +451,9 @@ def _block_model(name: str, block: Block, ids: dict[SSAValue, ValueId], args: li
         call_forwards = (symbols.call_forwards(target, same_value_positions(operands))
                          if name_ == "func.call" else None)
         if max_trips is not None and max_trips <= 1:
-            call_forwards = _short_loop_forwards(op, operands, symbols)
+            call_forwards = short_loop_forwards(
+                while_exact_trips(op), len(operands),
+                partial(_loop_body_model, op, operands, symbols))
         ops.append(Op(
             index=len(ops),
             name=name_,
@@ -478,27 +481,20 @@ def _block_model(name: str, block: Block, ids: dict[SSAValue, ValueId], args: li
     return FunctionModel(name, args, ops, model_results, loc, handle, terminator)
 
 
-def _short_loop_forwards(op: Operation, operands: list[ValueId], symbols: ModuleSymbols,
-                         ) -> dict[int, tuple[int, ...]] | None:
-    """For a ``stablehlo.while`` that surely runs 0 or 1 times (:func:`while_exact_trips`),
-    the carries its results return unchanged, from a model of its body
-    (:func:`.liveness.short_loop_forwards`); ``None`` otherwise."""
-    trips = while_exact_trips(op)
-    if trips is None:
-        return None
-    body_model: FunctionModel | None = None
-    if trips == 1:
-        body = op.regions[1].blocks[0]
-        same_as = same_value_positions(operands)
-        ids: dict[SSAValue, ValueId] = {}
-        args: list[Arg] = []
-        for i, ba in enumerate(body.args):
-            first = same_as[i] if i < len(same_as) else i
-            ids[ba] = ids[body.args[first]] if first < i else len(ids)
-            args.append(Arg(i, ids[ba], tensor_info(ba.type), type_text(ba.type)))
-        body_model = _block_model("while body", body, ids, args, symbols, None, SourceLoc(),
-                                  op, outer=True)
-    return short_loop_forwards(trips, len(operands), body_model)
+def _loop_body_model(op: Operation, operands: list[ValueId], symbols: ModuleSymbols,
+                     ) -> FunctionModel:
+    """A ``stablehlo.while`` body as a function of its carries (``operands``, one value passed
+    at several positions kept as one), for :func:`.liveness.short_loop_forwards`."""
+    body = op.regions[1].blocks[0]
+    same_as = same_value_positions(operands)
+    ids: dict[SSAValue, ValueId] = {}
+    args: list[Arg] = []
+    for i, ba in enumerate(body.args):
+        first = same_as[i] if i < len(same_as) else i
+        ids[ba] = ids[body.args[first]] if first < i else len(ids)
+        args.append(Arg(i, ids[ba], tensor_info(ba.type), type_text(ba.type)))
+    return _block_model("while body", body, ids, args, symbols, None, SourceLoc(), op,
+                        outer=True)
 
 
 def _scalar_int_constant(value: SSAValue) -> int | None:

@@ -18,6 +18,7 @@ Invariants:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from jax_use_donated.analysis.model import FunctionModel, Op, ValueId
@@ -247,22 +248,23 @@ def side_effect_free(fn: FunctionModel) -> bool:
     return all(op.name in PURE_OPS or op.pure_call for op in fn.ops)
 
 
-def short_loop_forwards(trips: int, carries: int, body: FunctionModel | None,
+def short_loop_forwards(trips: int | None, carries: int, body: Callable[[], FunctionModel],
                         ) -> dict[int, tuple[int, ...]] | None:
     """Result index -> the carry a ``stablehlo.while`` returns unchanged in it, for a loop
     that surely runs ``trips`` (0 or 1) times: XLA removes such a loop or inlines its body, so
-    it forwards like a call (``Op.call_forwards``). For 0 trips every carry; for 1, what
-    ``body`` (the body block as a function of its carries) returns unchanged. ``None`` when
-    the body returns a value it closes over (an argument of ``body`` past the carries).
+    it forwards like a call (``Op.call_forwards``). For 0 trips every carry; for 1, what the
+    body (``body()``: its block as a function of its carries, built only then) returns
+    unchanged. ``None`` when the trip count is unknown (``trips is None``) or the body returns
+    a value it closes over (an argument of the body past the carries).
 
     ``%r:2 = while(%i = %c0, %x = %a) cond {i < 1} do {return %i + 1, maximum(%x, %x)}``:
     ``{1: (1,)}``, so ``%r#1`` is ``%a`` and a donor ``%a`` returned as ``%r#1`` is free.
     """
+    if trips is None:
+        return None
     if trips == 0:
         return {i: (i,) for i in range(carries)}
-    if body is None:
-        return None
-    summary = forwarded_arguments(body)
+    summary = forwarded_arguments(body())
     if any(j >= carries for sources in summary.values() for j in sources):
         return None
     return summary
