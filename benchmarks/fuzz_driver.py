@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-INSTRUMENTED = ("jax_use_donated", "dialects", "xdsl.parser", "xdsl.printer", "xdsl.utils",
+INSTRUMENTED = ("jax_use_donated", "xdsl.parser", "xdsl.printer", "xdsl.utils",
                 "xdsl.xdsl_opt_main", "xdsl.dialects.builtin", "xdsl.dialects.func")
 CONFIGS = (
     "jax-use-donated-arguments",

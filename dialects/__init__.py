@@ -1,8 +1,8 @@
 """xDSL dialects for the MLIR JAX emits.
 
-- ``stablehlo``: every op of jaxlib's StableHLO dialect (:mod:`dialects.stablehlo`).
-- ``chlo``: the client HLO ops JAX emits (``top_k``, ``erf``, ``lgamma``...; :mod:`dialects.chlo`).
-- ``sdy``: Shardy sharding ops and attributes (:mod:`dialects.sdy`).
+- ``stablehlo``: every op of jaxlib's StableHLO dialect (:mod:`jax_use_donated.dialects.stablehlo`).
+- ``chlo``: the client HLO ops JAX emits (``top_k``, ``erf``, ``lgamma``...; :mod:`jax_use_donated.dialects.chlo`).
+- ``sdy``: Shardy sharding ops and attributes (:mod:`jax_use_donated.dialects.sdy`).
 
 :func:`get_all_dialects` maps each name to a factory that imports its module on first use,
 so loading one dialect never imports the others.
@@ -16,19 +16,19 @@ from xdsl.ir import Dialect
 
 
 def _stablehlo() -> Dialect:
-    from dialects.stablehlo import StableHLO
+    from jax_use_donated.dialects.stablehlo import StableHLO
 
     return StableHLO
 
 
 def _chlo() -> Dialect:
-    from dialects.chlo import CHLO  # pyright: ignore[reportMissingImports, reportUnknownVariableType]
+    from jax_use_donated.dialects.chlo import CHLO  # pyright: ignore[reportMissingImports, reportUnknownVariableType]
 
     return CHLO  # pyright: ignore[reportUnknownVariableType]
 
 
 def _sdy() -> Dialect:
-    from dialects.sdy import Sdy  # pyright: ignore[reportMissingImports, reportUnknownVariableType]
+    from jax_use_donated.dialects.sdy import Sdy  # pyright: ignore[reportMissingImports, reportUnknownVariableType]
 
     return Sdy  # pyright: ignore[reportUnknownVariableType]
 

@@ -33,7 +33,7 @@ misreads. :class:`JaxTextParser` extends xDSL's :class:`~xdsl.parser.Parser` (no
 ``%0:2 = stablehlo.while(...)`` used as ``%0#1`` (a group of K results takes K numbers, so later
 values keep xDSL's numbering), ``func.func`` declarations with their argument and result
 attributes (xDSL drops them), and floats and ``dense<...>`` attributes spelled bit-exactly from
-their bits by :mod:`dialects.stablehlo.float_format` in generic form too (NaN payloads kept).
+their bits by :mod:`jax_use_donated.dialects.stablehlo.float_format` in generic form too (NaN payloads kept).
 :func:`print_module` prints the ``dialect_resources`` section too (``Printer.print_op`` alone
 drops it).
 """
@@ -82,8 +82,12 @@ from xdsl.utils.hints import isa
 from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
-from dialects.stablehlo.constant import dense_text, float_format_of, parse_dense_attr
-from dialects.stablehlo.float_format import float_to_bits, format_float_bits
+from jax_use_donated.dialects.stablehlo.constant import (
+    dense_text,
+    float_format_of,
+    parse_dense_attr,
+)
+from jax_use_donated.dialects.stablehlo.float_format import float_to_bits, format_float_bits
 
 # xDSL 0.75's string-literal regex nests quantifiers (``(?:[^"...]+|...)*``): on an unterminated
 # literal it backtracks exponentially (a 30-character tail takes minutes; found by
@@ -452,7 +456,7 @@ class JaxTextPrinter(Printer):
 
     * multi-result ops as one result group, ``%0:2 = stablehlo.while(...)``, used as ``%0#1``
       (results with distinct name hints, as xDSL tests write them, keep ``%a, %b = ...``);
-    * floats with LLVM's exact spelling (:mod:`dialects.stablehlo.float_format`) and float/int
+    * floats with LLVM's exact spelling (:mod:`jax_use_donated.dialects.stablehlo.float_format`) and float/int
       ``dense<...>`` attributes from their raw bits (:func:`dense_text`), so NaN payloads
       (``dense<0xFFFF> : tensor<f16>``) and every other bit survive, in generic form too;
     * location ranges kept by the parser (:func:`location_range_end`):

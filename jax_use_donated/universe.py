@@ -1,6 +1,6 @@
 """The ``xdsl.universe`` entry point: our dialects and passes for ``xdsl-opt``.
 
-Dialects (``stablehlo``, ``chlo``, ``sdy`` from the top-level ``dialects`` package) are
+Dialects (``stablehlo``, ``chlo``, ``sdy`` from ``jax_use_donated.dialects``, the repository's ``dialects/`` folder) are
 registered lazily: a factory imports its module only when a parsed op needs the dialect, and a
 dialect whose module is absent is not offered at all.
 
@@ -53,7 +53,7 @@ def _verify_donation_pass() -> type[ModulePass]:
 
 def _dialect_module_exists(name: str) -> bool:
     """Whether ``dialects/<name>`` exists, without importing (executing) anything."""
-    spec = importlib.util.find_spec("dialects")
+    spec = importlib.util.find_spec("jax_use_donated.dialects")
     if spec is None or not spec.submodule_search_locations:
         return False
     for location in spec.submodule_search_locations:
@@ -64,12 +64,12 @@ def _dialect_module_exists(name: str) -> bool:
 
 
 def load_dialect(name: str) -> Dialect:
-    """The :class:`Dialect` named ``name`` defined in ``dialects.<name>``."""
-    module = importlib.import_module(f"dialects.{name}")
+    """The :class:`Dialect` named ``name`` defined in ``jax_use_donated.dialects.<name>``."""
+    module = importlib.import_module(f"jax_use_donated.dialects.{name}")
     for value in vars(module).values():
         if isinstance(value, Dialect) and value.name == name:
             return value
-    raise ImportError(f"module dialects.{name} defines no Dialect named '{name}'")
+    raise ImportError(f"module jax_use_donated.dialects.{name} defines no Dialect named '{name}'")
 
 
 def _dialect_factory(name: str) -> Callable[[], Dialect]:

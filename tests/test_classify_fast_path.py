@@ -7,10 +7,10 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from jax_use_donated.dialects.chlo import CHLO
+from jax_use_donated.dialects.sdy import Sdy
+from jax_use_donated.dialects.stablehlo import StableHLO
 
-from dialects.chlo import CHLO
-from dialects.sdy import Sdy
-from dialects.stablehlo import StableHLO
 from jax_use_donated.analysis.model import Op, TensorInfo
 from jax_use_donated.analysis.semantics import (
     NO_SEMANTICS,

@@ -13,6 +13,9 @@ import pytest
 from jax._src.interpreters import mlir as jax_mlir
 from jax._src.lib.mlir import ir  # pyright: ignore[reportPrivateImportUsage]
 from jax._src.lib.mlir.dialects import hlo
+from jax_use_donated.dialects import get_all_dialects
+from jax_use_donated.dialects.stablehlo import STABLEHLO_OPS, Elementwise, StableHLO
+from jax_use_donated.dialects.stablehlo.float_format import FLOAT_FORMATS, format_float_bits
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.dialects.func import Func
@@ -20,9 +23,6 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, VerifyException
 
-from dialects import get_all_dialects
-from dialects.stablehlo import STABLEHLO_OPS, Elementwise, StableHLO
-from dialects.stablehlo.float_format import FLOAT_FORMATS, format_float_bits
 from jax_use_donated.analysis.semantics import ELEMENTWISE_OPS
 
 LIT_DIR = Path(__file__).resolve().parent.parent / "lit_tests" / "dialects"
@@ -214,8 +214,8 @@ def _module(body: str, args: str = "%a: tensor<4xf32>") -> ModuleOp:
 
 
 def test_compact_reduce_builds_the_body_op() -> None:
-    from dialects.stablehlo.ops_elementwise import MaxOp
-    from dialects.stablehlo.ops_regions import ReduceOp, ReturnOp
+    from jax_use_donated.dialects.stablehlo.ops_elementwise import MaxOp
+    from jax_use_donated.dialects.stablehlo.ops_regions import ReduceOp, ReturnOp
 
     m = _module(
         "  %0 = stablehlo.reduce(%a init: %s) applies stablehlo.maximum across dimensions = [0]"
@@ -245,11 +245,10 @@ def test_non_commutative_reduce_prints_long_form() -> None:
 
 
 def test_traits_classify_ops() -> None:
+    from jax_use_donated.dialects.stablehlo.ops_collectives import CustomCallOp
+    from jax_use_donated.dialects.stablehlo.ops_elementwise import AddOp, SubtractOp
+    from jax_use_donated.dialects.stablehlo.ops_regions import ReturnOp, WhileOp
     from xdsl.traits import Commutative, IsTerminator, Pure, is_side_effect_free
-
-    from dialects.stablehlo.ops_collectives import CustomCallOp
-    from dialects.stablehlo.ops_elementwise import AddOp, SubtractOp
-    from dialects.stablehlo.ops_regions import ReturnOp, WhileOp
 
     assert AddOp.has_trait(Commutative) and not SubtractOp.has_trait(Commutative)
     assert AddOp.has_trait(Pure) and not WhileOp.has_trait(Pure)
@@ -264,7 +263,7 @@ def test_traits_classify_ops() -> None:
 
 
 def test_bounded_dynamic_tensors() -> None:
-    from dialects.stablehlo.types import tensor_bounds
+    from jax_use_donated.dialects.stablehlo.types import tensor_bounds
 
     m = _module("  %0 = stablehlo.abs %a : tensor<?x4xf32, #stablehlo.bounds<8, ?>>",
                 "%a: tensor<?x4xf32, #stablehlo.bounds<8, ?>>")

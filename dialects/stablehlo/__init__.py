@@ -22,17 +22,16 @@ otherwise. Modules:
 
 from __future__ import annotations
 
+from jax_use_donated.dialects.stablehlo.attributes import STABLEHLO_ATTRIBUTES
+from jax_use_donated.dialects.stablehlo.constant import ConstantOp
+from jax_use_donated.dialects.stablehlo.ops_collectives import COLLECTIVE_OPS
+from jax_use_donated.dialects.stablehlo.ops_compute import COMPUTE_OPS
+from jax_use_donated.dialects.stablehlo.ops_elementwise import ELEMENTWISE_OPS
+from jax_use_donated.dialects.stablehlo.ops_regions import REGION_OPS
+from jax_use_donated.dialects.stablehlo.ops_shape import SHAPE_OPS
+from jax_use_donated.dialects.stablehlo.traits import Elementwise
+from jax_use_donated.dialects.stablehlo.types import STABLEHLO_TYPES
 from xdsl.ir import Dialect
-
-from dialects.stablehlo.attributes import STABLEHLO_ATTRIBUTES
-from dialects.stablehlo.constant import ConstantOp
-from dialects.stablehlo.ops_collectives import COLLECTIVE_OPS
-from dialects.stablehlo.ops_compute import COMPUTE_OPS
-from dialects.stablehlo.ops_elementwise import ELEMENTWISE_OPS
-from dialects.stablehlo.ops_regions import REGION_OPS
-from dialects.stablehlo.ops_shape import SHAPE_OPS
-from dialects.stablehlo.traits import Elementwise
-from dialects.stablehlo.types import STABLEHLO_TYPES
 
 STABLEHLO_OPS = [ConstantOp, *ELEMENTWISE_OPS, *SHAPE_OPS, *COMPUTE_OPS, *REGION_OPS, *COLLECTIVE_OPS]
 

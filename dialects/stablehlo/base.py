@@ -79,7 +79,7 @@ class StableHLOOp(IRDLOperation):
         )
 
     def verify(self, verify_nested_ops: bool = True) -> None:
-        from dialects.stablehlo.types import verify_bounded_tensor
+        from jax_use_donated.dialects.stablehlo.types import verify_bounded_tensor
 
         for kind, values in (("operand", self.operands), ("result", self.results)):
             for i, v in enumerate(values):

@@ -3,7 +3,7 @@
 xDSL 0.75 reads ``dense<0xFF800000> : tensor<f32>`` as the integer 4286578688 and prints
 floats with Python formatting; both change values (-inf, NaN payloads, denormals). Here a
 dense literal whose float elements are written as hex bit patterns is decoded bit-exactly,
-and every float is printed with :mod:`dialects.stablehlo.float_format`, so that
+and every float is printed with :mod:`jax_use_donated.dialects.stablehlo.float_format`, so that
 
     %cst = stablehlo.constant dense<0xFF800000> : tensor<f32>
 
@@ -15,6 +15,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from jax_use_donated.dialects.stablehlo.base import StableHLOOp
+from jax_use_donated.dialects.stablehlo.float_format import (
+    FLOAT_FORMATS,
+    FloatFormat,
+    format_float_bits,
+    parse_float_text,
+)
 from xdsl.dialects.builtin import (
     BytesAttr,
     ComplexType,
@@ -30,14 +37,6 @@ from xdsl.printer import Printer
 from xdsl.traits import ConstantLike, Pure
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.lexer import Token
-
-from dialects.stablehlo.base import StableHLOOp
-from dialects.stablehlo.float_format import (
-    FLOAT_FORMATS,
-    FloatFormat,
-    format_float_bits,
-    parse_float_text,
-)
 
 HEX_THRESHOLD = 100
 """MLIR prints a non-splat dense literal with more elements than this as a hex blob."""

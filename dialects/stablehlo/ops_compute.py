@@ -10,6 +10,34 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from jax_use_donated.dialects.stablehlo.attributes import (
+    ConvDimensionNumbersAttr,
+    DotAlgorithmAttr,
+    DotDimensionNumbersAttr,
+    FftTypeAttr,
+    Precision,
+    PrecisionAttr,
+    RngAlgorithmAttr,
+    RngDistributionAttr,
+    TransposeAttr,
+    conv_dims_text,
+    parse_conv_dims_body,
+)
+from jax_use_donated.dialects.stablehlo.base import (
+    Keyword,
+    KeywordFormat,
+    StableHLOOp,
+    TypeFormat,
+    array_keyword,
+    array_values,
+    enum_keyword,
+    i64_array,
+    int_array_text,
+    parse_int_array,
+    parse_operands,
+    string_keyword,
+)
+from jax_use_donated.dialects.stablehlo.traits import DYN, SameOperandsAndResultElementType
 from xdsl.dialects.builtin import (
     I64,
     AnyTensorType,
@@ -35,35 +63,6 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
-
-from dialects.stablehlo.attributes import (
-    ConvDimensionNumbersAttr,
-    DotAlgorithmAttr,
-    DotDimensionNumbersAttr,
-    FftTypeAttr,
-    Precision,
-    PrecisionAttr,
-    RngAlgorithmAttr,
-    RngDistributionAttr,
-    TransposeAttr,
-    conv_dims_text,
-    parse_conv_dims_body,
-)
-from dialects.stablehlo.base import (
-    Keyword,
-    KeywordFormat,
-    StableHLOOp,
-    TypeFormat,
-    array_keyword,
-    array_values,
-    enum_keyword,
-    i64_array,
-    int_array_text,
-    parse_int_array,
-    parse_operands,
-    string_keyword,
-)
-from dialects.stablehlo.traits import DYN, SameOperandsAndResultElementType
 
 
 def _parse_precision_list(parser: Parser) -> ArrayAttr[PrecisionAttr]:

@@ -16,6 +16,32 @@ import re
 from collections.abc import Mapping
 from typing import ClassVar
 
+from jax_use_donated.dialects.stablehlo.attributes import (
+    ComparisonDirection,
+    ComparisonDirectionAttr,
+    ComparisonType,
+    ComparisonTypeAttr,
+    ResultAccuracyAttr,
+)
+from jax_use_donated.dialects.stablehlo.base import (
+    KeywordFormat,
+    StableHLOOp,
+    TypeFormat,
+    define_op,
+    parse_functional_type,
+    parse_keyword_equals,
+    parse_operands,
+    print_functional_type,
+    resolve,
+)
+from jax_use_donated.dialects.stablehlo.traits import (
+    CompatibleOperandsAndResultType,
+    Elementwise,
+    SameOperandsAndResultShape,
+    SameOperandsElementType,
+    shapes_compatible,
+    verify_i1_results,
+)
 from xdsl.dialects.builtin import I32, AnyTensorType, IntegerAttr, TensorType, i1, i32
 from xdsl.ir import Attribute
 from xdsl.irdl import (
@@ -30,33 +56,6 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import Commutative, OpTrait, Pure
 from xdsl.utils.exceptions import VerifyException
-
-from dialects.stablehlo.attributes import (
-    ComparisonDirection,
-    ComparisonDirectionAttr,
-    ComparisonType,
-    ComparisonTypeAttr,
-    ResultAccuracyAttr,
-)
-from dialects.stablehlo.base import (
-    KeywordFormat,
-    StableHLOOp,
-    TypeFormat,
-    define_op,
-    parse_functional_type,
-    parse_keyword_equals,
-    parse_operands,
-    print_functional_type,
-    resolve,
-)
-from dialects.stablehlo.traits import (
-    CompatibleOperandsAndResultType,
-    Elementwise,
-    SameOperandsAndResultShape,
-    SameOperandsElementType,
-    shapes_compatible,
-    verify_i1_results,
-)
 
 
 class UnaryElementwiseOp(KeywordFormat):

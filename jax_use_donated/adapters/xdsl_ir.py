@@ -284,10 +284,13 @@ def _has_elementwise_trait(cls: type[Operation]) -> bool:
 
 
 def _package_marks_elementwise(module_name: str) -> bool:
-    """Whether the dialect package defining an op (``dialects.stablehlo`` for
-    ``dialects.stablehlo.ops_shape``) defines an ``Elementwise`` trait, i.e. marks its
-    elementwise ops; a package without one (or a half-written one) says nothing."""
-    package = ".".join(module_name.split(".")[:2])
+    """Whether the dialect package defining an op (``jax_use_donated.dialects.stablehlo`` for
+    ``jax_use_donated.dialects.stablehlo.ops_shape``, ``xdsl.dialects.x`` for
+    ``xdsl.dialects.x.ops``) defines an ``Elementwise`` trait, i.e. marks its elementwise ops;
+    a package without one (or a half-written one) says nothing."""
+    parts = module_name.split(".")
+    depth = 3 if parts[:2] == ["jax_use_donated", "dialects"] else 2
+    package = ".".join(parts[:depth])
     known = _MODULE_MARKS_TRAIT.get(package)
     if known is None:
         try:

@@ -40,7 +40,7 @@ def our_dialects() -> tuple[Dialect, ...]:
     from xdsl.dialects.builtin import Builtin
     from xdsl.dialects.func import Func
 
-    import dialects
+    from jax_use_donated import dialects
 
     loaded: list[Dialect] = [Builtin, Func]
     for name, factory in dialects.get_all_dialects().items():
