@@ -40,8 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import jax_use_donated as jud
 from benchmarks.catalogue import ALL, Program
 from jax_use_donated.adapters.jaxlib_ir import module_function
+from jax_use_donated.dropin import jit_with_forced_pairs
 from jax_use_donated.hlo_alias import aliases_from_hlo_text
-from jax_use_donated.jit_hook import DonatingJit
 
 QUICK_PROGRAMS = ("swap", "read_after_dot", "swap@auto")
 MAX_PAIRINGS = 400
@@ -129,8 +129,7 @@ def _candidate_pairings(program: Program, n: int) -> tuple[list[dict[int, int]],
 
 
 def _compile_forced(program: Program, n: int, pairs: dict[int, int]) -> Any:
-    wrapper = DonatingJit(program.fun, donate_argnums=program.donate_argnums)
-    wrapper._forced_pairs = pairs
+    wrapper = jit_with_forced_pairs(program.fun, pairs, donate_argnums=program.donate_argnums)
     with program.context():
         return wrapper.lower(*program.args(n)).compile()
 

@@ -33,8 +33,8 @@ import jax.numpy as jnp
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import jax_use_donated as jud
+from jax_use_donated.dropin import LoweringRecord
 from jax_use_donated.hlo_alias import executable_aliases
-from jax_use_donated.jit_hook import LoweringRecord
 
 STEPS = ("model", "plan", "diagnostics", "rewrite", "call plan", "release", "check")
 DEFAULT_OUT = Path(__file__).resolve().parent / "results" / "hook_overhead.md"

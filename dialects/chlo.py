@@ -18,18 +18,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from jax_use_donated.dialects.dense_constant import DenseConstantOp
-from jax_use_donated.dialects.stablehlo.attributes import (
-    ComparisonDirection,
-    ComparisonType,
-    Precision,
-)
-from jax_use_donated.dialects.stablehlo.base import define_op
-from jax_use_donated.dialects.stablehlo.traits import (
-    CompatibleOperandsAndResultType,
-    Elementwise,
-    SameOperandsAndResultShape,
-)
 from xdsl.dialects.builtin import (
     ArrayAttr,
     BoolAttr,
@@ -74,6 +62,19 @@ from xdsl.parser import AttrParser, Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import Commutative, OpTrait, Pure, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
+
+from jax_use_donated.dialects.dense_constant import DenseConstantOp
+from jax_use_donated.dialects.stablehlo.attributes import (
+    ComparisonDirection,
+    ComparisonType,
+    Precision,
+)
+from jax_use_donated.dialects.stablehlo.base import define_op
+from jax_use_donated.dialects.stablehlo.traits import (
+    CompatibleOperandsAndResultType,
+    Elementwise,
+    SameOperandsAndResultShape,
+)
 
 _TENSOR = base(TensorType) | base(UnrankedTensorType)
 

@@ -27,8 +27,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import ClassVar, Self, TypeVar
 
-from jax_use_donated.dialects.dense_constant import DenseConstantOp
-from jax_use_donated.dialects.stablehlo.traits import Elementwise
 from xdsl.dialects.builtin import (
     ArrayAttr,
     BoolAttr,
@@ -84,6 +82,9 @@ from xdsl.traits import (
     SymbolTable,
 )
 from xdsl.utils.exceptions import VerifyException
+
+from jax_use_donated.dialects.dense_constant import DenseConstantOp
+from jax_use_donated.dialects.stablehlo.traits import Elementwise
 
 _TENSOR = base(TensorType) | base(UnrankedTensorType)
 

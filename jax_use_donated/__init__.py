@@ -8,29 +8,39 @@ from jax_use_donated.analysis.errors import DonationError
 from jax_use_donated.diagnostics import DonationWarning
 
 if TYPE_CHECKING:
-    from jax_use_donated.jit_hook import CallPlan, DonatingJit, LeafDonation, jit
-    from jax_use_donated.report import DonationReport, DonorRow, explain
+    from jax_use_donated.dropin import (
+        CallPlan,
+        DonatingJit,
+        DonationReport,
+        DonorRow,
+        LeafDonation,
+        PlannerOptions,
+        enabled,
+        explain,
+        install,
+        installed,
+        is_planned,
+        jit,
+        plan,
+        recent_plans,
+        uninstall,
+    )
 
-# The jit hook and the report import JAX (about 3 s); the opt driver, the xDSL pass and
-# `xdsl-opt`'s entry point import this package too and must not pay for it: load lazily.
-_LAZY = {
-    "CallPlan": "jax_use_donated.jit_hook",
-    "DonatingJit": "jax_use_donated.jit_hook",
-    "LeafDonation": "jax_use_donated.jit_hook",
-    "jit": "jax_use_donated.jit_hook",
-    "DonationReport": "jax_use_donated.report",
-    "DonorRow": "jax_use_donated.report",
-    "explain": "jax_use_donated.report",
-}
+# The jit front end imports JAX (about 3 s); the opt driver, the xDSL pass and `xdsl-opt`'s
+# entry point import this package too and must not pay for it: load lazily.
+_LAZY = frozenset({
+    "CallPlan", "DonatingJit", "DonationReport", "DonorRow", "LeafDonation", "PlannerOptions",
+    "enabled", "explain", "install", "installed", "is_planned", "jit", "plan", "recent_plans",
+    "uninstall",
+})
 
 
 def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
+    if name not in _LAZY:
         raise AttributeError(f"module 'jax_use_donated' has no attribute {name!r}")
     import importlib
 
-    value = getattr(importlib.import_module(module), name)
+    value = getattr(importlib.import_module("jax_use_donated.dropin"), name)
     globals()[name] = value
     return value
 
@@ -43,6 +53,14 @@ __all__ = [
     "DonationWarning",
     "DonorRow",
     "LeafDonation",
+    "PlannerOptions",
+    "enabled",
     "explain",
+    "install",
+    "installed",
+    "is_planned",
     "jit",
+    "plan",
+    "recent_plans",
+    "uninstall",
 ]

@@ -13,8 +13,6 @@ from pathlib import Path
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from jax_use_donated.dialects import chlo, sdy
-from jax_use_donated.dialects.stablehlo.traits import Elementwise
 from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, Builtin, IntAttr
 from xdsl.dialects.func import Func
@@ -23,6 +21,9 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import IsolatedFromAbove, IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
+
+from jax_use_donated.dialects import chlo, sdy
+from jax_use_donated.dialects.stablehlo.traits import Elementwise
 
 
 def _jaxlib_ops(dialect: str) -> set[str]:

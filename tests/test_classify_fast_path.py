@@ -7,9 +7,6 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from jax_use_donated.dialects.chlo import CHLO
-from jax_use_donated.dialects.sdy import Sdy
-from jax_use_donated.dialects.stablehlo import StableHLO
 
 from jax_use_donated.analysis.model import Op, TensorInfo
 from jax_use_donated.analysis.semantics import (
@@ -18,6 +15,9 @@ from jax_use_donated.analysis.semantics import (
     classify,
     classify_all,
 )
+from jax_use_donated.dialects.chlo import CHLO
+from jax_use_donated.dialects.sdy import Sdy
+from jax_use_donated.dialects.stablehlo import StableHLO
 from tests.model_builder import tensor
 
 F32 = tensor("4x4")

@@ -221,9 +221,8 @@ def test_ops_with_several_results_or_none() -> None:
 def test_region_free_names_have_no_regions() -> None:
     """The builder skips the region query for ``REGION_FREE_OPS``: each of those names is a
     StableHLO op whose definition (our xDSL dialect, checked against jaxlib's) has none."""
-    from jax_use_donated.dialects.stablehlo import StableHLO
-
     from jax_use_donated.adapters.jaxlib_ir import REGION_FREE_OPS
+    from jax_use_donated.dialects.stablehlo import StableHLO
 
     definitions = {op.name: op for op in StableHLO.operations}
     for name in sorted(REGION_FREE_OPS):

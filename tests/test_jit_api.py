@@ -53,13 +53,13 @@ def test_trace_is_a_traced_object() -> None:
     assert traced.jaxpr.jaxpr.debug_info.arg_names == ("a", "b")
 
 
-def test_a_dropped_wrapper_is_freed_with_its_records() -> None:
-    """The hook's tables hold wrappers weakly: dropping a wrapper (and its lowered and traced
-    objects) frees it, and its records go with it."""
+def test_records_go_with_their_module_and_function() -> None:
+    """The planner's tables hold modules and functions weakly: once JAX drops a lowering (its
+    function, jit object and lowered objects are gone), the records go too."""
     import gc
     import weakref
 
-    from jax_use_donated import jit_hook
+    from jax_use_donated.dropin import records
 
     def fresh_swap(a: jax.Array, b: jax.Array) -> tuple[jax.Array, jax.Array]:
         return b * 2.0, a * 3.0
@@ -67,20 +67,17 @@ def test_a_dropped_wrapper_is_freed_with_its_records() -> None:
     f = jud.jit(fresh_swap, donate_argnums=(0, 1))
     lowered = f.lower(*mats())
     lowered.compile()
-    traced = f.trace(*mats(4))
     module = lowered.compiler_ir()
-    assert jit_hook.lowering_record(module) is not None
-    key = id(traced)
-    assert key in jit_hook._TRACED_OWNERS
-    del traced
+    record = records.record_of(module)
+    assert record is not None and record.expected == {0: 1, 1: 0}
+    key = f.planner_options.encode()
+    assert records.records_for(key) == [record]
+    module_ref, fun_ref = weakref.ref(module), weakref.ref(fresh_swap)
+    del f, lowered, module, record, fresh_swap
     gc.collect()
-    assert key not in jit_hook._TRACED_OWNERS  # the entry went with its Traced
-    ref = weakref.ref(f)
-    del f, lowered
-    gc.collect()
-    assert ref() is None
-    assert id(module) not in jit_hook._RECORDS
-    assert jit_hook.lowering_record(module) is None
+    assert fun_ref() is None and module_ref() is None
+    assert records.records_for(key) == []
+    assert all(ref() is not None for ref, _ in records._BY_MODULE.values())
 
 
 def test_eval_shape() -> None:

@@ -12,6 +12,7 @@ import pytest
 
 import jax_use_donated as jud
 from benchmarks.catalogue import SINGLE, Program, by_name
+from jax_use_donated.dropin import jit_with_forced_pairs
 from jax_use_donated.hlo_alias import aliases_from_hlo_text
 
 N = 32
@@ -90,6 +91,7 @@ def test_no_leak_into_plain_jit() -> None:
     assert aliases_from_hlo_text(plain_c.as_text()) == {0: 0, 1: 1}
 
 
+@pytest.mark.usefixtures("fresh_jax_caches")
 def test_fusion_duplicated_read_keeps_jax_pairing() -> None:
     """``out = a * 2; return out, out + a``: XLA duplicates ``a * 2`` into the add's fusion, so
     ``a`` cannot host ``out + a`` without a copy (the rule in ``fusion_fragile_bits``); the donor
@@ -109,7 +111,6 @@ def test_fusion_duplicated_read_keeps_jax_pairing() -> None:
                 + m.temp_size_in_bytes)
 
     # The copy-free-looking pair a -> out + a needs a copy and a temp buffer.
-    forced = jud.jit(program.fun, donate_argnums=program.donate_argnums)
-    forced._forced_pairs = {0: 1}
+    forced = jit_with_forced_pairs(program.fun, {0: 1}, donate_argnums=program.donate_argnums)
     other = forced.lower(*program.args(N)).compile()
     assert footprint(ours) < footprint(other)

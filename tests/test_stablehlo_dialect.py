@@ -13,9 +13,6 @@ import pytest
 from jax._src.interpreters import mlir as jax_mlir
 from jax._src.lib.mlir import ir  # pyright: ignore[reportPrivateImportUsage]
 from jax._src.lib.mlir.dialects import hlo
-from jax_use_donated.dialects import get_all_dialects
-from jax_use_donated.dialects.stablehlo import STABLEHLO_OPS, Elementwise, StableHLO
-from jax_use_donated.dialects.stablehlo.float_format import FLOAT_FORMATS, format_float_bits
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.dialects.func import Func
@@ -24,6 +21,9 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, VerifyException
 
 from jax_use_donated.analysis.semantics import ELEMENTWISE_OPS
+from jax_use_donated.dialects import get_all_dialects
+from jax_use_donated.dialects.stablehlo import STABLEHLO_OPS, Elementwise, StableHLO
+from jax_use_donated.dialects.stablehlo.float_format import FLOAT_FORMATS, format_float_bits
 
 LIT_DIR = Path(__file__).resolve().parent.parent / "lit_tests" / "dialects"
 ROUNDTRIP_FILES = [
@@ -245,10 +245,11 @@ def test_non_commutative_reduce_prints_long_form() -> None:
 
 
 def test_traits_classify_ops() -> None:
+    from xdsl.traits import Commutative, IsTerminator, Pure, is_side_effect_free
+
     from jax_use_donated.dialects.stablehlo.ops_collectives import CustomCallOp
     from jax_use_donated.dialects.stablehlo.ops_elementwise import AddOp, SubtractOp
     from jax_use_donated.dialects.stablehlo.ops_regions import ReturnOp, WhileOp
-    from xdsl.traits import Commutative, IsTerminator, Pure, is_side_effect_free
 
     assert AddOp.has_trait(Commutative) and not SubtractOp.has_trait(Commutative)
     assert AddOp.has_trait(Pure) and not WhileOp.has_trait(Pure)

@@ -22,6 +22,8 @@ otherwise. Modules:
 
 from __future__ import annotations
 
+from xdsl.ir import Dialect
+
 from jax_use_donated.dialects.stablehlo.attributes import STABLEHLO_ATTRIBUTES
 from jax_use_donated.dialects.stablehlo.constant import ConstantOp
 from jax_use_donated.dialects.stablehlo.ops_collectives import COLLECTIVE_OPS
@@ -31,7 +33,6 @@ from jax_use_donated.dialects.stablehlo.ops_regions import REGION_OPS
 from jax_use_donated.dialects.stablehlo.ops_shape import SHAPE_OPS
 from jax_use_donated.dialects.stablehlo.traits import Elementwise
 from jax_use_donated.dialects.stablehlo.types import STABLEHLO_TYPES
-from xdsl.ir import Dialect
 
 STABLEHLO_OPS = [ConstantOp, *ELEMENTWISE_OPS, *SHAPE_OPS, *COMPUTE_OPS, *REGION_OPS, *COLLECTIVE_OPS]
 

@@ -14,12 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
-from jax_use_donated.dialects.stablehlo.float_format import (
-    FLOAT_FORMATS,
-    float_to_bits,
-    format_float_bits,
-    parse_float_text,
-)
 from xdsl.dialects.builtin import ArrayAttr, IntAttr
 from xdsl.dialects.utils import EnumAttribute, StrEnum
 from xdsl.ir import Attribute, Data, ParametrizedAttribute, SpacedOpaqueSyntaxAttribute
@@ -27,6 +21,13 @@ from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
+
+from jax_use_donated.dialects.stablehlo.float_format import (
+    FLOAT_FORMATS,
+    float_to_bits,
+    format_float_bits,
+    parse_float_text,
+)
 
 # ---------------------------------------------------------------------------------------
 # Enums

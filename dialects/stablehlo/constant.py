@@ -15,13 +15,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from jax_use_donated.dialects.stablehlo.base import StableHLOOp
-from jax_use_donated.dialects.stablehlo.float_format import (
-    FLOAT_FORMATS,
-    FloatFormat,
-    format_float_bits,
-    parse_float_text,
-)
 from xdsl.dialects.builtin import (
     BytesAttr,
     ComplexType,
@@ -37,6 +30,14 @@ from xdsl.printer import Printer
 from xdsl.traits import ConstantLike, Pure
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.lexer import Token
+
+from jax_use_donated.dialects.stablehlo.base import StableHLOOp
+from jax_use_donated.dialects.stablehlo.float_format import (
+    FLOAT_FORMATS,
+    FloatFormat,
+    format_float_bits,
+    parse_float_text,
+)
 
 HEX_THRESHOLD = 100
 """MLIR prints a non-splat dense literal with more elements than this as a hex blob."""

@@ -15,17 +15,6 @@ from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 from typing import ClassVar
 
-from jax_use_donated.dialects.stablehlo.attributes import OutputOperandAliasAttr
-from jax_use_donated.dialects.stablehlo.base import (
-    KeywordFormat,
-    StableHLOOp,
-    TypeFormat,
-    define_op,
-    parse_operand_list,
-    resolve,
-)
-from jax_use_donated.dialects.stablehlo.traits import PairwiseSameOperandAndResultType
-from jax_use_donated.dialects.stablehlo.types import TokenType
 from xdsl.dialects.builtin import (
     AnyTensorType,
     ArrayAttr,
@@ -59,6 +48,18 @@ from xdsl.traits import (
     RecursiveMemoryEffect,
 )
 from xdsl.utils.exceptions import VerifyException
+
+from jax_use_donated.dialects.stablehlo.attributes import OutputOperandAliasAttr
+from jax_use_donated.dialects.stablehlo.base import (
+    KeywordFormat,
+    StableHLOOp,
+    TypeFormat,
+    define_op,
+    parse_operand_list,
+    resolve,
+)
+from jax_use_donated.dialects.stablehlo.traits import PairwiseSameOperandAndResultType
+from jax_use_donated.dialects.stablehlo.types import TokenType
 
 
 def _op(name: str, cls_name: str, doc: str, body: dict[str, object]) -> type[StableHLOOp]:

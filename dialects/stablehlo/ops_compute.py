@@ -10,6 +10,32 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from xdsl.dialects.builtin import (
+    I64,
+    AnyTensorType,
+    ArrayAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    IntegerAttr,
+    StringAttr,
+    TensorType,
+    i1,
+    i64,
+)
+from xdsl.ir import Attribute
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
 from jax_use_donated.dialects.stablehlo.attributes import (
     ConvDimensionNumbersAttr,
     DotAlgorithmAttr,
@@ -38,31 +64,6 @@ from jax_use_donated.dialects.stablehlo.base import (
     string_keyword,
 )
 from jax_use_donated.dialects.stablehlo.traits import DYN, SameOperandsAndResultElementType
-from xdsl.dialects.builtin import (
-    I64,
-    AnyTensorType,
-    ArrayAttr,
-    DenseArrayBase,
-    DenseIntOrFPElementsAttr,
-    IntegerAttr,
-    StringAttr,
-    TensorType,
-    i1,
-    i64,
-)
-from xdsl.ir import Attribute
-from xdsl.irdl import (
-    irdl_op_definition,
-    operand_def,
-    opt_prop_def,
-    prop_def,
-    result_def,
-    traits_def,
-)
-from xdsl.parser import Parser
-from xdsl.printer import Printer
-from xdsl.traits import Pure
-from xdsl.utils.exceptions import VerifyException
 
 
 def _parse_precision_list(parser: Parser) -> ArrayAttr[PrecisionAttr]:

@@ -16,6 +16,21 @@ import re
 from collections.abc import Mapping
 from typing import ClassVar
 
+from xdsl.dialects.builtin import I32, AnyTensorType, IntegerAttr, TensorType, i1, i32
+from xdsl.ir import Attribute
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import Commutative, OpTrait, Pure
+from xdsl.utils.exceptions import VerifyException
+
 from jax_use_donated.dialects.stablehlo.attributes import (
     ComparisonDirection,
     ComparisonDirectionAttr,
@@ -42,20 +57,6 @@ from jax_use_donated.dialects.stablehlo.traits import (
     shapes_compatible,
     verify_i1_results,
 )
-from xdsl.dialects.builtin import I32, AnyTensorType, IntegerAttr, TensorType, i1, i32
-from xdsl.ir import Attribute
-from xdsl.irdl import (
-    irdl_op_definition,
-    operand_def,
-    opt_prop_def,
-    prop_def,
-    result_def,
-    traits_def,
-)
-from xdsl.parser import Parser
-from xdsl.printer import Printer
-from xdsl.traits import Commutative, OpTrait, Pure
-from xdsl.utils.exceptions import VerifyException
 
 
 class UnaryElementwiseOp(KeywordFormat):

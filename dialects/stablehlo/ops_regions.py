@@ -15,18 +15,6 @@ and otherwise the long form with a ``reducer(%a: T, %b: T) {...}`` body. ``while
 
 from __future__ import annotations
 
-from jax_use_donated.dialects.stablehlo.base import (
-    StableHLOOp,
-    array_values,
-    define_op,
-    i64_array,
-    int_array_text,
-    parse_functional_type,
-    parse_int_array,
-    parse_operand_list,
-    print_functional_type,
-    resolve,
-)
 from xdsl.dialects.builtin import AnyTensorType, DenseArrayBase, IntegerAttr, TensorType, i1, i32
 from xdsl.ir import Attribute, Block, Region
 from xdsl.irdl import (
@@ -47,6 +35,19 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import Commutative, IsTerminator, Pure, RecursiveMemoryEffect, ReturnLike
 from xdsl.utils.exceptions import VerifyException
+
+from jax_use_donated.dialects.stablehlo.base import (
+    StableHLOOp,
+    array_values,
+    define_op,
+    i64_array,
+    int_array_text,
+    parse_functional_type,
+    parse_int_array,
+    parse_operand_list,
+    print_functional_type,
+    resolve,
+)
 
 
 @irdl_op_definition

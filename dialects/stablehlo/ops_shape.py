@@ -12,24 +12,6 @@ import math
 from collections.abc import Sequence
 from typing import ClassVar
 
-from jax_use_donated.dialects.stablehlo.attributes import GatherDimensionNumbersAttr
-from jax_use_donated.dialects.stablehlo.base import (
-    Keyword,
-    KeywordFormat,
-    StableHLOOp,
-    TypeFormat,
-    array_keyword,
-    array_values,
-    i64_array,
-    int_keyword,
-    parse_operand_list,
-    resolve,
-)
-from jax_use_donated.dialects.stablehlo.traits import (
-    DYN,
-    CompatibleOperandsAndResultType,
-    SameOperandsAndResultElementType,
-)
 from xdsl.dialects.builtin import (
     I32,
     I64,
@@ -56,6 +38,25 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
+
+from jax_use_donated.dialects.stablehlo.attributes import GatherDimensionNumbersAttr
+from jax_use_donated.dialects.stablehlo.base import (
+    Keyword,
+    KeywordFormat,
+    StableHLOOp,
+    TypeFormat,
+    array_keyword,
+    array_values,
+    i64_array,
+    int_keyword,
+    parse_operand_list,
+    resolve,
+)
+from jax_use_donated.dialects.stablehlo.traits import (
+    DYN,
+    CompatibleOperandsAndResultType,
+    SameOperandsAndResultElementType,
+)
 
 
 def _shape(t: Attribute) -> tuple[int, ...]:

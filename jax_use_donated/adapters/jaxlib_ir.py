@@ -99,6 +99,13 @@ def location_text(loc: ir.Location) -> str | None:
     return f"{_unescape(m.group(1))}:{m.group(2)}:{m.group(3)}"
 
 
+def location_frames(loc: ir.Location) -> tuple[str, ...]:
+    """Every ``file:line:col`` of a location, innermost first (a callsite chain prints the
+    callee before its callers): the Python call stack JAX recorded for an op."""
+    return tuple(f"{_unescape(m.group(1))}:{m.group(2)}:{m.group(3)}"
+                 for m in _FILE_LOC.finditer(str(loc)))
+
+
 def element_bits(element: ir.Type) -> int | None:
     """Bits per element: ``f32`` 32, ``i1`` 1, ``complex<f32>`` 64, ``f8E4M3FN`` 8."""
     width = getattr(element, "width", None)
@@ -131,6 +138,11 @@ class OpLocation(SourceLoc):
             cached = location_text(self.__dict__["_operation"].location)
             self.__dict__["_text"] = cached
         return cached  # type: ignore[return-value]
+
+    @property
+    def frames(self) -> tuple[str, ...]:
+        """The op's whole recorded call stack, innermost first (see :func:`location_frames`)."""
+        return location_frames(self.__dict__["_operation"].location)
 
     def __reduce__(self) -> tuple[type[SourceLoc], tuple[str | None, str | None]]:
         return (SourceLoc, (self.text, self.name))

@@ -8,6 +8,7 @@ running summary every ``--every`` programs and writes every failing program's de
 
     python -m tests.fuzz.campaign jit --examples 10000 --seed 1
     python -m tests.fuzz.campaign pass --examples 1000 --seed 1
+    python -m tests.fuzz.campaign compose --examples 10000 --seed 1
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("target", choices=("jit", "pass"))
+    parser.add_argument("target", choices=("jit", "pass", "compose"))
     parser.add_argument("--examples", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--every", type=int, default=100)
@@ -34,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     from hypothesis import seed as hypothesis_seed
 
     import jax_use_donated
+    from tests.fuzz.compositions import Composition, check_composition, compositions
     from tests.fuzz.jax_programs import ProgramSpec, programs
     from tests.fuzz.jit_oracle import STATS, check_program
     from tests.fuzz.pass_oracle import CONFIGS, check_config
@@ -42,6 +44,7 @@ def main(argv: list[str] | None = None) -> int:
 
     failures: list[str] = []
     outcomes: Counter[str] = Counter()
+    kinds: Counter[str] = Counter()
     start = time.monotonic()
     count = [0]
 
@@ -72,6 +75,19 @@ def main(argv: list[str] | None = None) -> int:
             except AssertionError as err:
                 record(err)
             progress()
+    elif args.target == "compose":
+        @settings_
+        @given(compositions())
+        def campaign(comp: Composition) -> None:
+            try:
+                check_composition(comp)
+                outcomes["ok"] += 1
+            except AssertionError as err:
+                outcomes["FAILED"] += 1
+                record(err)
+            kinds.update(layer.kind for layer in comp.layers)
+            outcomes["eager top"] += comp.eager_top
+            progress()
     else:
         @settings_
         @given(stablehlo_modules())
@@ -88,6 +104,8 @@ def main(argv: list[str] | None = None) -> int:
             progress()
 
     hypothesis_seed(args.seed)(campaign)()
+    if args.target == "compose":
+        print(f"layers drawn: {dict(sorted(kinds.items()))}", flush=True)
     print(f"done: {count[0]} examples in {time.monotonic() - start:.0f}s, "
           f"{len(failures)} failures", flush=True)
     return 1 if failures else 0

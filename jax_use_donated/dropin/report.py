@@ -1,6 +1,6 @@
 """``explain``: what happens to every donated leaf, and what JAX's own pairing would have done.
 
-``print(jax_use_donated.explain(step, params, opt, batch, donate_argnums=(0, 1)))``::
+``print(jax_use_donated.explain(step, params, opt, batch))`` for any jitted ``step``::
 
     donations of jit(step): 3 of 4 donated leaves reused (12.0 MiB); JAX's pairing: 1 copy-free
     argument       type                bytes    ours                  JAX default
@@ -13,13 +13,12 @@ The report is a :class:`DonationReport` (rows of :class:`DonorRow`), printable a
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from jax_use_donated.analysis.errors import ALIASING_OUTPUT, BUFFER_DONOR
 from jax_use_donated.analysis.liveness import Liveness
 from jax_use_donated.analysis.plan import PairChecker, Reason, _blocker_text
+from jax_use_donated.dropin.records import LoweringRecord
 
 
 @dataclass(frozen=True)
@@ -118,19 +117,11 @@ def _size(n: int | None) -> str:
     return f"{n} B"
 
 
-def report_for(owner: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> DonationReport:
-    """Lower ``owner`` (a :class:`~jax_use_donated.jit_hook.DonatingJit`) for these arguments and
-    describe the recorded plan."""
-    from jax_use_donated.jit_hook import lowering_record
-
-    lowered = owner.lower(*args, **kwargs)
-    if owner.fallback_reason is not None:
-        raise RuntimeError(f"explain is unavailable: {owner.fallback_reason}")
-    record = lowering_record(lowered.compiler_ir())
-    name = f"jit({getattr(owner._fun, '__name__', 'fun')})"
-    report = DonationReport(name)
+def report_of(record: LoweringRecord | None, name: str) -> DonationReport:
+    """Describe a lowering's plan (``None``: nothing was donated)."""
+    report = DonationReport(record.name if record is not None else name)
     if record is None:
-        return report  # nothing is donated
+        return report
     fn, plan = record.function, record.plan
     live = Liveness(fn)
     checker = PairChecker(fn, live, "dataflow")
@@ -188,12 +179,3 @@ def report_for(owner: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Don
 def _result_label(paths: list[str | None], k: int) -> str:
     p = paths[k] if 0 <= k < len(paths) else None
     return p if p else f"result {k}"
-
-
-def explain(fun: Callable[..., Any], *args: Any, **jit_kwargs: Any) -> DonationReport:
-    """``jax_use_donated.jit(fun, **jit_kwargs).explain(*args)``; keyword arguments of ``fun``
-    itself cannot be passed here (use the jitted function's ``.explain``)."""
-    from jax_use_donated.jit_hook import DonatingJit
-
-    wrapper = fun if isinstance(fun, DonatingJit) else DonatingJit(fun, **jit_kwargs)
-    return wrapper.explain(*args)

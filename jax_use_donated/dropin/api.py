@@ -1,0 +1,244 @@
+"""``jax_use_donated.jit``: ``jax.jit`` with donations paired by liveness.
+
+``jit(f, **jax_jit_options)`` returns a genuine ``jax.jit`` object (same type, ``repr``, C++
+dispatch fast path, caches, AOT stages, errors), whose compiler options carry the planner's
+options (see :mod:`.jax_internals`; they never reach XLA). The planner runs only when JAX
+lowers. What it decided is on the object::
+
+    step = jax_use_donated.jit(train_step, donate_argnums=(0, 1))
+    step(params, opt, batch)
+    step.last_plan.pairs_by_path        # {"params['w']": "result[0]['w']", ...}
+    print(step.explain(params, opt, batch))
+
+``step.plan(...)``, ``step.explain(...)``, ``step.last_plan``, ``step.records``,
+``step.fallback_reason`` and ``step.planner_options`` are plain attributes of that object.
+Copies of it made by ``functools.wraps`` or by an outer plain ``jax.jit`` carry them too and
+still describe this drop-in; :func:`plan` and :func:`explain` work on any jitted callable.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+import warnings
+import weakref
+import zlib
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from jax_use_donated.diagnostics import DonationWarning
+from jax_use_donated.dropin import jax_internals, planner, records
+from jax_use_donated.dropin.jax_internals import MARKER
+from jax_use_donated.dropin.options import OptionsError, PlannerOptions
+from jax_use_donated.dropin.records import CallPlan, LoweringRecord
+from jax_use_donated.dropin.report import DonationReport, report_of
+
+
+class DonatingJit(Protocol):
+    """What :func:`jit` returns: a ``jax.jit`` object with the planner's attributes (for type
+    checkers; at run time it is JAX's own jit type, and :func:`is_planned` tells it apart)."""
+
+    planner_options: PlannerOptions
+    last_plan: CallPlan | None
+    fallback_reason: str | None
+    records: Any
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+    def lower(self, *args: Any, **kwargs: Any) -> Any: ...
+    def trace(self, *args: Any, **kwargs: Any) -> Any: ...
+    def plan(self, *args: Any, **kwargs: Any) -> CallPlan: ...
+    def explain(self, *args: Any, **kwargs: Any) -> DonationReport: ...
+
+
+class _Unset:
+    def __repr__(self) -> str:
+        return "<unset>"
+
+
+_UNSET: Any = _Unset()
+
+_TOKENS: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+_NEXT_TOKEN = [0]
+_TOKEN_LOCK = threading.Lock()
+
+
+def _token_for(fun: Any, jit_kwargs: dict[str, Any]) -> str:
+    """A name for this jit of ``fun`` that is stable while ``fun`` lives, so re-creating a
+    drop-in for it gives the same compiler options and JAX's caches hit: a number per function
+    and a digest of the ``jax.jit`` options (records are kept per jit, as JAX's caches are).
+    ``""`` when ``fun`` cannot be weakly referenced or hashed (``last_plan`` is not tracked)."""
+    options = zlib.crc32(repr(sorted(jit_kwargs.items())).encode())
+    return f"{_function_token(fun)}.{options:08x}"
+
+
+def _function_token(fun: Any) -> str:
+    with _TOKEN_LOCK:
+        try:
+            token = _TOKENS.get(fun)
+            if token is None:
+                _NEXT_TOKEN[0] += 1
+                token = str(_NEXT_TOKEN[0])
+                _TOKENS[fun] = token
+                weakref.finalize(fun, records.forget_function, token)
+            return token
+        except TypeError:
+            return "0"
+
+
+def _jit(fun: Any, options: PlannerOptions, jit_kwargs: dict[str, Any]) -> Any:
+    jax_jit = jax_internals.original_jit()
+    reason = planner.ensure_installed()
+    if reason is not None:
+        jitted = jax_jit(fun, **jit_kwargs)
+        _warn_unavailable(reason)
+        _attach(jitted, options, "", reason)
+        return jitted
+    compiler_options = jit_kwargs.pop("compiler_options", None)
+    if compiler_options is not None and MARKER in compiler_options:
+        raise TypeError(f"compiler option {MARKER!r} is reserved by jax_use_donated")
+    token = _token_for(fun, jit_kwargs)
+    if token.startswith("0."):
+        token = ""
+    options = options.with_token(token)
+    jitted = jax_jit(fun, compiler_options={**(compiler_options or {}),
+                                            MARKER: options.encode()}, **jit_kwargs)
+    _attach(jitted, options, token, None)
+    return jitted
+
+
+def _attach(jitted: Any, options: PlannerOptions, token: str, reason: str | None) -> None:
+    # The methods hold the object itself (a cycle the collector frees): ``jit(f).plan(x)``
+    # drops the temporary jit object before the call.
+    def plan_method(*args: Any, **kwargs: Any) -> CallPlan:
+        return plan(jitted, *args, **kwargs)
+
+    def explain_method(*args: Any, **kwargs: Any) -> DonationReport:
+        return explain(jitted, *args, **kwargs)
+
+    functools.update_wrapper(plan_method, plan, assigned=("__doc__",), updated=())
+    functools.update_wrapper(explain_method, explain, assigned=("__doc__",), updated=())
+    jitted.plan = plan_method
+    jitted.explain = explain_method
+    jitted.planner_options = options
+    jitted.fallback_reason = reason
+    jitted.last_plan = None
+    key = options.encode()
+    jitted.records = records.attach(key, jitted) if token else []
+    if token:
+        latest = records.records_for(key)
+        if latest:
+            jitted.last_plan = latest[-1].call_plan()
+
+
+_WARNED: set[str] = set()
+
+
+def _warn_unavailable(reason: str) -> None:
+    if reason in _WARNED:
+        return
+    _WARNED.add(reason)
+    warnings.warn(f"jax_use_donated.jit falls back to plain jax.jit: {reason}. Donations are "
+                  "paired by JAX's default rule.", DonationWarning, stacklevel=4)
+
+
+def jit(fun: Callable[..., Any] = _UNSET, /, *, strict: bool = False,
+        keep_unpaired_donors: bool = False, verify_executable: bool = False,
+        warn: bool = True, **jit_kwargs: Any) -> Any:
+    """``jax.jit(fun, **jit_kwargs)``, except that donated inputs are paired with outputs by
+    liveness: a donor hosts a result only where XLA needs no copy, and JAX's default pairing is
+    kept wherever it is already copy-free.
+
+    Takes every ``jax.jit`` option and returns JAX's own jit object (so nesting, transforms,
+    AOT ``lower``/``compile``, ``eval_shape``, caches and dispatch speed are JAX's); with no
+    ``fun`` it returns a decorator, as ``jax.jit`` does. Only the outermost jit of a nest is
+    planned, with its own options. ``strict=True`` raises
+    :class:`~jax_use_donated.analysis.DonationError` when a donation cannot be honoured;
+    otherwise each one gets a :class:`~jax_use_donated.DonationWarning` ("Some donated buffers
+    were not usable: ...") naming the blocking read (``warn=False``: none).
+    ``keep_unpaired_donors=True`` leaves ``jax.buffer_donor`` on unpaired donors so XLA may
+    still reuse them by size. ``verify_executable=True`` also reads each compiled executable's
+    ``input_output_alias`` and compares it with the plan (about 2% of compile time).
+    """
+    options = PlannerOptions(strict=strict, keep_unpaired_donors=keep_unpaired_donors,
+                             verify_executable=verify_executable, warn=warn)
+    if fun is _UNSET:
+        return lambda f: _jit(f, options, dict(jit_kwargs))
+    return _jit(fun, options, dict(jit_kwargs))
+
+
+jit = jax_internals.api_boundary(jit)
+
+
+def jit_with_forced_pairs(fun: Callable[..., Any], pairs: dict[int, int],
+                          **jit_kwargs: Any) -> Any:
+    """Benchmarks only: a jit whose ``@main`` gets exactly these alias pairs (parameter ->
+    output), without analysis (used to compile every pairing of a program)."""
+    return _jit(fun, PlannerOptions(forced_pairs=tuple(sorted(pairs.items()))),
+                dict(jit_kwargs))
+
+
+def is_planned(fun: Any) -> bool:
+    """Whether ``fun`` is a jit object created by :func:`jit` (not merely carrying its
+    attributes, as wrappers that copy ``__dict__`` do)."""
+    return planner_options(fun) is not None
+
+
+def planner_options(fun: Any) -> PlannerOptions | None:
+    """The planner options a :func:`jit` object lowers with, else ``None``."""
+    info = getattr(fun, "_jit_info", None)
+    for key, value in getattr(info, "compiler_options_kvs", None) or ():
+        if key == MARKER:
+            try:
+                return PlannerOptions.decode(value)
+            except OptionsError:
+                return None
+    return None
+
+
+def _lowered_record(fun: Any, args: tuple[Any, ...],
+                    kwargs: dict[str, Any]) -> tuple[LoweringRecord | None, str]:
+    """Lower ``fun`` for these arguments under the planner and return the lowering's record
+    (``None``: nothing donated)."""
+    reason = planner.ensure_installed()
+    if reason is not None:
+        raise RuntimeError(f"no donation plan: {reason}")
+    lower = getattr(fun, "lower", None)
+    if lower is None:
+        raise TypeError(f"{fun!r} is not a jitted function (it has no .lower); wrap it with "
+                        "jax_use_donated.jit first")
+    if is_planned(fun) or jax_internals.planner_state().value:
+        lowered = lower(*args, **kwargs)
+    else:  # lower it as the global switch would, without warnings (the report says it all)
+        from jax_use_donated.dropin.switch import enabled
+
+        with enabled(warn=False):
+            lowered = lower(*args, **kwargs)
+    return records.record_of(lowered.compiler_ir()), f"jit({getattr(fun, '__name__', 'fun')})"
+
+
+def plan(fun: Any, *args: Any, **kwargs: Any) -> CallPlan:
+    """The donation plan a call of the jitted ``fun`` with these arguments uses, as a
+    :class:`CallPlan`.
+
+    ``fun`` is a :func:`jit` object, or any jitted callable with ``.lower`` (``jax.jit``,
+    ``pjit``, ``eqx.filter_jit``...: lowered under the planner, as the global switch would).
+    Lowering is cached by JAX, so calling this before or after the call costs no second
+    analysis::
+
+        step = jax_use_donated.jit(train_step, donate_argnums=(0, 1))
+        step.plan(params, opt, batch).pairs_by_path["params['w']"]  # "result[0]['w']"
+
+    Raises ``RuntimeError`` when the planner is unavailable (JAX internals changed).
+    """
+    record, name = _lowered_record(fun, args, kwargs)
+    if record is None:  # nothing donated
+        return CallPlan(name, (), {}, ())
+    return record.call_plan()
+
+
+def explain(fun: Any, *args: Any, **kwargs: Any) -> DonationReport:
+    """What happens to every donated leaf of a call of the jitted ``fun`` with these
+    arguments, and what JAX's default pairing would do, as a :class:`DonationReport`
+    (printable table). ``fun`` as for :func:`plan`."""
+    record, name = _lowered_record(fun, args, kwargs)
+    return report_of(record, name)

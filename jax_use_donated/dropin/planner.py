@@ -1,0 +1,434 @@
+"""What happens when JAX lowers a planned jit: model, plan, diagnostics, rewrite, check.
+
+:mod:`.jax_internals` calls :func:`on_lowered` with each freshly lowered module whose jit asked
+for planning (a drop-in, or any jit under the global switch), before JAX caches or compiles it,
+and :func:`on_compiled` after each compilation. The rewrite changes only ``@main``'s argument
+attributes::
+
+    // JAX: greedy by type, in argument order (XLA must copy both buffers)
+    func.func public @main(%arg0: tensor<4xf32> {tf.aliasing_output = 0 : i32} loc("a"),
+                           %arg1: tensor<4xf32> {tf.aliasing_output = 1 : i32} loc("b"))
+    // planned, for (a, b) -> (b * 2, a * 3): each buffer is reused after its last read
+    func.func public @main(%arg0: tensor<4xf32> {tf.aliasing_output = 1 : i32} loc("a"),
+                           %arg1: tensor<4xf32> {tf.aliasing_output = 0 : i32} loc("b"))
+
+XLA honours any alias pair (it copies where one is unsafe), so a wrong prediction costs at most
+a copy, never a wrong number. After compilation the module handed to XLA is checked to carry
+exactly the planned attributes (XLA turns each ``tf.aliasing_output`` into that
+``input_output_alias`` entry); with ``verify_executable`` the executable's own
+``input_output_alias`` is read and compared too. A lowering the planner cannot analyse keeps
+JAX's attributes, with one warning.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+import time
+import warnings
+import weakref
+from collections.abc import Sequence
+from typing import Any
+
+from jax_use_donated import diagnostics
+from jax_use_donated.adapters.jaxlib_ir import (
+    ModuleAdapter,
+    arg_donations,
+    module_function,
+    result_names,
+    set_arg_donations,
+    symbol_name,
+)
+from jax_use_donated.analysis.errors import ALIASING_OUTPUT, BUFFER_DONOR, DonationError
+from jax_use_donated.analysis.model import FunctionModel, Placement, SourceLoc
+from jax_use_donated.analysis.plan import DonationPlan, plan_donation
+from jax_use_donated.analysis.xla_fallback import XlaFallback, xla_fallback
+from jax_use_donated.diagnostics import Diagnostic, DonationWarning
+from jax_use_donated.dropin import jax_internals, records
+from jax_use_donated.dropin.jax_internals import JAX_UNUSABLE_WARNING, Lowering
+from jax_use_donated.dropin.options import OptionsError, PlannerOptions
+from jax_use_donated.dropin.records import Analysis, LoweringRecord, RemovedDonor
+from jax_use_donated.gc_pause import gc_paused
+from jax_use_donated.hlo_alias import executable_aliases
+
+MAX_WARNINGS_PER_LOWERING = 16
+"""Past this many unusable donors in one lowering, the rest are summarised in one warning."""
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_LIBRARY_MARKERS = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}",
+                    f"{os.sep}lib{os.sep}python")
+
+
+class StepClock:
+    """Wall and thread-CPU seconds of consecutive planner steps."""
+
+    def __init__(self) -> None:
+        self.wall: dict[str, float] = {}
+        self.cpu: dict[str, float] = {}
+        self._start = self._wall = time.perf_counter()
+        self._cpu = time.thread_time()
+
+    def lap(self, step: str) -> None:
+        wall, cpu = time.perf_counter(), time.thread_time()
+        self.wall[step] = self.wall.get(step, 0.0) + wall - self._wall
+        self.cpu[step] = self.cpu.get(step, 0.0) + cpu - self._cpu
+        self._wall, self._cpu = wall, cpu
+
+    @property
+    def total(self) -> float:
+        return self._wall - self._start
+
+
+# --------------------------------------------------------------------------------------------
+# The callbacks
+
+
+def ensure_installed() -> str | None:
+    """Install the planner into JAX's lowering (once); the reason when it cannot be."""
+    try:
+        jax_internals.install(on_lowered, on_compiled, on_computation)
+    except jax_internals.InternalsUnavailable as e:
+        return str(e)
+    jax_internals.hide_package_frames()
+    return None
+
+
+def on_lowered(lowering: Lowering) -> None:
+    """Plan one freshly lowered module and rewrite its ``@main`` in place."""
+    try:
+        options = PlannerOptions.decode(lowering.options_text)
+    except OptionsError as e:
+        _warn_once(f"ignoring unreadable planner options ({e})")
+        return
+    main = module_function(lowering.module, "main")
+    if options.forced_pairs is not None:
+        if main is not None:
+            set_arg_donations(main, dict(options.forced_pairs))
+        return
+    clock = StepClock()
+    # The analysis allocates hundreds of thousands of small objects: with the collector
+    # paused they are never walked, and the release below frees them by reference count.
+    with gc_paused():
+        try:
+            record = analyse(lowering, options, clock)
+        except DonationError:
+            raise
+        except Exception as e:  # an unexpected module shape: keep JAX's own attributes
+            reason = f"unexpected lowered module ({type(e).__name__}: {e})"
+            _warn_once(reason)
+            records.remember(lowering.module, _fallback_record(lowering, reason, options.token))
+            return
+        if record is None:
+            return
+        try:
+            report(record, options)
+            clock.lap("diagnostics")
+            if main is not None:
+                set_arg_donations(main, record.expected, record.buffer_donors)
+            clock.lap("rewrite")
+            record.call_plan()
+            clock.lap("call plan")
+        finally:
+            record.release()
+            clock.lap("release")
+    record.seconds = clock.total
+    record.timings, record.cpu_timings = clock.wall, clock.cpu
+    record.token = options.token
+    records.remember(lowering.module, record)
+
+
+def on_computation(options_text: str, module: Any) -> None:
+    """After a planned top-level lowering: its module must have a record (a fresh lowering
+    made one, a cached one was made by an earlier lowering). None means the planner never saw
+    the module (JAX's lowering path changed): say so, and record that it keeps JAX's pairing."""
+    if module is None or records.record_of(module) is not None:
+        return
+    try:
+        options = PlannerOptions.decode(options_text)
+    except OptionsError:
+        return
+    if options.forced_pairs is not None:
+        return
+    reason = "the lowering hook did not run (JAX internals changed?)"
+    _warn_once(reason)
+    main = module_function(module, "main")
+    name = symbol_name(main) if main is not None else "main"
+    lowering = Lowering(options_text, module, name, (), (), (), None, None, 1, 0, None)
+    records.remember(module, _fallback_record(lowering, reason, options.token))
+
+
+def on_compiled(module: Any, executable: Any) -> None:
+    """Check a compiled planned module against its plan."""
+    record = records.record_of(module)
+    if record is None or record.fallback_reason is not None:
+        return
+    wall, cpu = time.perf_counter(), time.thread_time()
+    try:
+        problem = compiled_mismatch(record, module, executable)
+    finally:
+        record.timings["check"] = time.perf_counter() - wall
+        record.cpu_timings["check"] = time.thread_time() - cpu
+    if problem is not None:
+        record.fallback_reason = problem
+        if record.leaf_plan is not None:
+            record.leaf_plan = dataclasses.replace(record.leaf_plan, fallback_reason=problem)
+        records.publish(record)
+        _warn_once(problem)
+
+
+def compiled_mismatch(record: LoweringRecord, module: Any, executable: Any) -> str | None:
+    """Why the compiled result does not carry the plan, or ``None``."""
+    options = PlannerOptions.decode(record.options_text) if record.options_text else None
+    main = module_function(module, "main")
+    if main is not None:
+        planned = {p: (ALIASING_OUTPUT, k) for p, k in record.expected.items()}
+        planned.update({p: (BUFFER_DONOR, True) for p in record.buffer_donors})
+        given = arg_donations(main)
+        if given != planned:
+            return (f"the module given to the compiler carries the donation attributes "
+                    f"{dict(sorted(given.items()))}, not the plan's "
+                    f"{dict(sorted(planned.items()))}")
+    if options is None or not options.verify_executable:
+        return None
+    try:
+        actual = executable_aliases(executable)
+    except Exception as e:
+        return f"cannot read the executable's aliasing ({e})"
+    fixed = {p: k for p, k in actual.items() if p not in record.buffer_donors}
+    ok = fixed == record.expected and all(
+        actual.get(p) is None or p in record.buffer_donors for p in actual
+        if p not in record.expected)
+    if not ok:
+        return (f"the compiled aliasing {dict(sorted(actual.items()))} differs from the plan "
+                f"{dict(sorted(record.expected.items()))}")
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# The analysis of one lowering
+
+
+def analyse(lowering: Lowering, options: PlannerOptions,
+            clock: StepClock | None = None) -> LoweringRecord | None:
+    """Plan the donations of a just-lowered module; ``None`` when nothing is donated and jit
+    removed no donor."""
+    clock = clock or StepClock()
+    donated_args = lowering.donated_args
+    removed = [RemovedDonor(r.name, r.type_text, r.nbytes, r.leaf) for r in lowering.removed]
+    if not any(donated_args) and not removed:
+        return None
+    module = lowering.module
+    main = module_function(module, "main")
+    if main is None:
+        raise ValueError("the lowered module has no @main")
+    nargs = len(main.regions[0].blocks[0].arguments)
+    offset = nargs - len(lowering.in_avals)
+    if offset < 0 or len(donated_args) != len(lowering.in_avals):
+        raise ValueError(f"@main has {nargs} arguments for {len(lowering.in_avals)} avals")
+    arg_leaves, result_leaves = _leaf_maps(main, lowering, offset)
+    name = lowering.function_name or symbol_name(main)
+    if not any(donated_args):  # every donor was removed as unused
+        analysis = Analysis(FunctionModel(name, [], [], []),
+                            DonationPlan(name, {}, [], {}, "dataflow"), XlaFallback())
+        return LoweringRecord(name, {}, result_names(main), {}, [], removed,
+                              arg_leaves=arg_leaves, result_leaves=result_leaves,
+                              analysis=analysis, options_text=lowering.options_text)
+    donors = [i + offset for i, d in enumerate(donated_args) if d]
+    fixed = {i + offset: k for i, k in enumerate(lowering.input_output_aliases) if k is not None}
+    jax_attrs = arg_donations(main)
+    names = lowering.arg_names
+    partitions = lowering.num_partitions
+    module_ref = weakref.ref(module)
+
+    def plan_module(module: Any, clock: StepClock) -> Analysis:
+        main = module_function(module, "main")
+        assert main is not None
+        adapter = ModuleAdapter(module.operation)
+        fn = adapter.build(main, donors, fixed)
+        if partitions > 1:
+            _unspecified_result_shardings(fn)
+        if names is not None:
+            for i, arg in enumerate(fn.args):
+                j = i - offset
+                if 0 <= j < len(names) and names[j] and arg.loc.name is None:
+                    arg.loc = SourceLoc(arg.loc.text, names[j])
+        clock.lap("model")
+        plan = plan_donation(fn, "dataflow", keep_existing_aliases=bool(fixed))
+        fallback = xla_fallback(
+            plan,
+            {d: k for d, (attr, k) in jax_attrs.items()
+             if attr == ALIASING_OUTPUT and isinstance(k, int)},
+            {d for d, (attr, _) in jax_attrs.items() if attr == BUFFER_DONOR},
+            keep_unpaired=options.keep_unpaired_donors,
+        )
+        clock.lap("plan")
+        return Analysis(fn, plan, fallback)
+
+    def rebuild() -> Analysis:
+        module = module_ref()
+        if module is None:
+            raise RuntimeError("the lowered module is gone; its plan cannot be rebuilt")
+        with gc_paused():
+            return plan_module(module, StepClock())
+
+    analysis = plan_module(module, clock)
+    record = LoweringRecord(name, jax_attrs, result_names(main),
+                            analysis.fallback.all_pairs(analysis.plan),
+                            analysis.fallback.buffer_donors, removed, arg_leaves=arg_leaves,
+                            result_leaves=result_leaves, analysis=analysis, rebuild=rebuild,
+                            options_text=lowering.options_text)
+    clock.lap("plan")
+    return record
+
+
+def _fallback_record(lowering: Lowering, reason: str, token: str) -> LoweringRecord:
+    """The record of a lowering that keeps JAX's attributes."""
+    main = module_function(lowering.module, "main")
+    attrs = arg_donations(main) if main is not None else {}
+    expected = {d: k for d, (a, k) in attrs.items() if a == ALIASING_OUTPUT and isinstance(k, int)}
+    donors = [d for d, (a, _) in attrs.items() if a == BUFFER_DONOR]
+    return LoweringRecord(lowering.function_name, attrs,
+                          result_names(main) if main is not None else [], expected, donors,
+                          fallback_reason=reason, options_text=lowering.options_text,
+                          token=token)
+
+
+def _leaf_maps(main: Any, lowering: Lowering,
+               offset: int) -> tuple[list[int | None], list[int | None]]:
+    """Flat argument leaf of each ``@main`` argument and flat output leaf of each result.
+
+    ``@main``'s arguments are ``offset`` effect tokens, then the hoisted constants
+    (``num_const_args``), then the leaves dead-code elimination kept (in order); its results
+    are effect tokens, then one per output leaf (``result_names``)."""
+    nargs = len(main.regions[0].blocks[0].arguments)
+    consts = lowering.num_const_args
+    kept = lowering.kept_leaves
+    arg_leaves: list[int | None] = []
+    for i in range(nargs):
+        j = i - offset - consts
+        arg_leaves.append(kept[j] if kept is not None and 0 <= j < len(kept) else None)
+    paths = lowering.result_names
+    nresults = len(result_names(main))
+    tokens = nresults - len(paths) if paths is not None else 0
+    result_leaves: list[int | None] = [k - tokens if k >= tokens else None
+                                       for k in range(nresults)]
+    return arg_leaves, result_leaves
+
+
+def _unspecified_result_shardings(fn: FunctionModel) -> None:
+    """In a multi-device module a result without a sharding attribute gets the sharding XLA
+    propagates; an alias makes XLA give it the donor's sharding. So such a result may host any
+    donor of its type: compare it as if it had that donor's placement."""
+    shardings = {a.placement.sharding for a in fn.donors if a.tensor is not None}
+    if len(shardings) != 1:
+        return
+    (sharding,) = shardings
+    for res in fn.results:
+        if res.placement.sharding is None and res.tensor is not None:
+            res.placement = Placement(sharding, res.placement.memory_kind, res.placement.layout)
+
+
+# --------------------------------------------------------------------------------------------
+# Diagnostics
+
+
+def report(record: LoweringRecord, options: PlannerOptions) -> None:
+    """Warn (or raise, when strict) about every donation that cannot be honoured."""
+    problems: list[Diagnostic] = []
+    for r in record.removed:
+        problems.append(Diagnostic(
+            "warning",
+            f"donated argument '{r.name}' ({r.type_text}) is unused, so jit removed it "
+            "and its buffer is not donated (pass keep_unused=True to donate it anyway)"))
+    plan = record.plan
+    for v in plan.unpaired:
+        if plan.pairs.get(v.arg.index) is not None:
+            continue
+        reader = next((b.reader for b in v.blockers if b.reader is not None), None)
+        loc = reader.loc if reader is not None else SourceLoc()
+        note = record.fallback.notes.get(v.arg.index)
+        message = v.message + (f"; {note}" if note else "")
+        user = user_frame(loc)
+        if user is not None:
+            message += f" (called from {user})"
+        problems.append(Diagnostic("warning", message, loc))
+    if not problems:
+        return
+    if options.strict:
+        raise DonationError(
+            f"{record.name}: {len(problems)} donation(s) cannot be honoured:\n"
+            + "\n".join("  " + p.format(record.name) for p in problems))
+    if not options.warn:
+        return
+    for p in problems[:MAX_WARNINGS_PER_LOWERING]:
+        _emit(p, record.name)
+    if len(problems) > MAX_WARNINGS_PER_LOWERING:
+        _emit(Diagnostic(
+            "warning",
+            f"{len(problems) - MAX_WARNINGS_PER_LOWERING} more donated argument(s) are not "
+            "reused; call jax_use_donated.explain(...) on the jitted function for the full "
+            "report"), record.name)
+
+
+def warning_text(diagnostic: Diagnostic, where: str) -> str:
+    """JAX's phrase first (existing ``filterwarnings`` on it keep matching), then ours:
+    ``Some donated buffers were not usable: jit(f): donated argument 'b' ... at f.py:3:7``."""
+    return f"{JAX_UNUSABLE_WARNING}: {where}: {diagnostic.message}"
+
+
+def user_frame(loc: SourceLoc) -> str | None:
+    """For a read inside library code: the innermost frame of its call stack that is user
+    code (``file:line:col``), else ``None`` (no call stack, or the read is user code)."""
+    frames: Sequence[str] = getattr(loc, "frames", ())
+    if len(frames) < 2 or not _is_library(frames[0]):
+        return None
+    return next((f for f in frames[1:] if not _is_library(f)), None)
+
+
+def _is_library(frame: str) -> bool:
+    path = frame.rsplit(":", 2)[0]
+    return any(m in path for m in _LIBRARY_MARKERS) or path.startswith(_PACKAGE_DIR)
+
+
+def _emit(diagnostic: Diagnostic, where: str) -> None:
+    if diagnostics._SINK.get() is not None:
+        diagnostics.emit(diagnostic)
+        return
+    warnings.warn(warning_text(diagnostic, where), DonationWarning,
+                  stacklevel=_user_stacklevel())
+
+
+_WARNED: set[str] = set()
+
+
+def _warn_once(reason: str) -> None:
+    """One warning per distinct reason the planner keeps JAX's own pairing."""
+    if reason in _WARNED:
+        return
+    _WARNED.add(reason)
+    warnings.warn(f"jax_use_donated keeps JAX's own donation pairing: {reason}",
+                  DonationWarning, stacklevel=_user_stacklevel())
+
+
+def _user_stacklevel() -> int:
+    """``stacklevel`` that points ``warnings.warn`` at the user's call of the jitted function:
+    the first frame outside JAX, this package and installed libraries (``nnx.jit``,
+    ``eqx.filter_jit`` call JAX on the user's behalf), else the first outside JAX and this
+    package."""
+    import jax
+
+    jax_dir = os.path.dirname(os.path.abspath(jax.__file__))
+    frame = sys._getframe(1)
+    level = 1
+    fallback = None
+    while frame is not None:
+        path = os.path.abspath(frame.f_code.co_filename)
+        if not (path.startswith(_PACKAGE_DIR) or path.startswith(jax_dir)
+                or "importlib" in path or path.startswith("<")):
+            if not any(m in path for m in _LIBRARY_MARKERS[:2]):
+                return level
+            fallback = fallback or level
+        frame = frame.f_back
+        level += 1
+    return fallback or 1

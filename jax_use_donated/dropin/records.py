@@ -1,0 +1,341 @@
+"""What the planner decided per lowering, and where to find it again.
+
+A :class:`LoweringRecord` is kept for every planned lowering. It is found by the lowered module
+(:func:`record_of`, what ``jitted.plan(...)`` and ``explain`` use after ``.lower(...)``), by the
+drop-in function it belongs to (:func:`records_for`, behind ``jitted.last_plan``) and in the
+list of recent plans (:func:`recent_plans`, which also holds lowerings made under the global
+switch). Records hold their module weakly: when JAX drops a module from its caches, its record
+goes too. Users see a :class:`CallPlan`: one :class:`LeafDonation` per donated leaf.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from jax_use_donated.analysis.model import FunctionModel
+from jax_use_donated.analysis.plan import DonationPlan
+from jax_use_donated.analysis.xla_fallback import XlaFallback
+
+
+@dataclass
+class RemovedDonor:
+    """A donated argument that JAX removed as unused (``keep_unused=False``)."""
+
+    name: str
+    type_text: str
+    nbytes: int | None
+    leaf: int | None = None
+    """Its position among the call's flattened dynamic arguments."""
+
+
+@dataclass
+class Analysis:
+    """The model, plan and XLA fallback of one lowered module."""
+
+    function: FunctionModel
+    plan: DonationPlan
+    fallback: XlaFallback
+
+
+@dataclass
+class LoweringRecord:
+    """What one planned lowering decided.
+
+    The model and plan of a large program are hundreds of thousands of small objects: kept
+    alive, every later garbage collection would walk them (measured on a 21k-op train step:
+    about 0.3 s of collections per lowering, more than half the analysis itself). So the
+    planner drops them (:meth:`release`) before re-enabling the collector, and
+    :attr:`function`, :attr:`plan` and :attr:`fallback` rebuild them from the module on first
+    use afterwards (the same module and inputs give the same answer). Everything else is small.
+    """
+
+    name: str
+    """The lowered function, as JAX names the module: ``jit(step)``."""
+    jax_attrs: dict[int, tuple[str, object]]
+    """What JAX wrote on each argument: index -> (attribute, value)."""
+    result_paths: list[str | None]
+    expected: dict[int, int]
+    """The alias pairs the executable must have: parameter -> output."""
+    buffer_donors: list[int]
+    """Arguments left as ``jax.buffer_donor`` (``keep_unpaired_donors``): XLA may alias them."""
+    removed: list[RemovedDonor] = field(default_factory=list)
+    seconds: float = 0.0
+    """Time the planner spent on this lowering (model, plan, diagnostics, rewrite)."""
+    arg_leaves: list[int | None] = field(default_factory=list)
+    """Per ``@main`` argument: its flat argument leaf (``None`` for tokens and hoisted
+    constants)."""
+    result_leaves: list[int | None] = field(default_factory=list)
+    """Per ``@main`` result: its flat output leaf (``None`` for tokens)."""
+    timings: dict[str, float] = field(default_factory=dict)
+    """Wall seconds per step: ``model``, ``plan``, ``diagnostics``, ``rewrite``, ``call plan``
+    (building :attr:`leaf_plan`), ``release`` and, after compilation, ``check``."""
+    cpu_timings: dict[str, float] = field(default_factory=dict)
+    """The same steps in CPU seconds of the planner's thread (insensitive to machine load)."""
+    fallback_reason: str | None = None
+    """Why this lowering keeps JAX's own pairing, or why its executable does not match the plan
+    (``None``: the plan is in force)."""
+    analysis: Analysis | None = field(default=None, repr=False)
+    """The model and plan while held (see the class docstring)."""
+    rebuild: Callable[[], Analysis] | None = field(default=None, repr=False, compare=False)
+    """Recomputes :attr:`analysis` after :meth:`release` (``None``: it cannot be dropped)."""
+    leaf_plan: CallPlan | None = field(default=None, repr=False)
+    """The user-facing plan (built before the release)."""
+    options_text: str = ""
+    token: str = ""
+    """The drop-in function this lowering belongs to (``""``: a jit under the global switch)."""
+
+    def _analysis(self) -> Analysis:
+        if self.analysis is None:
+            if self.rebuild is None:
+                raise RuntimeError("the lowering's analysis was released and cannot be rebuilt")
+            self.analysis = self.rebuild()
+        return self.analysis
+
+    @property
+    def function(self) -> FunctionModel:
+        return self._analysis().function
+
+    @property
+    def plan(self) -> DonationPlan:
+        return self._analysis().plan
+
+    @property
+    def fallback(self) -> XlaFallback:
+        """What unpaired donors keep for XLA (JAX's copying pair, or the buffer-donor mark)."""
+        return self._analysis().fallback
+
+    def release(self) -> None:
+        """Drop the model and plan (rebuilt on demand)."""
+        if self.rebuild is not None:
+            self.analysis = None
+
+    def call_plan(self) -> CallPlan:
+        """This lowering's plan keyed for users (see :class:`CallPlan`)."""
+        if self.leaf_plan is not None:
+            return self.leaf_plan
+        donations: list[LeafDonation] = []
+        if self.analysis is not None or self.rebuild is not None:
+            plan, fallback = self.plan, self.fallback
+            for v in plan.verdicts:
+                d = v.arg.index
+                k = plan.pairs.get(d)
+                kept = fallback.kept_pairs.get(d)
+                host = k if k is not None else kept
+                status: DonationStatus
+                if k is not None:
+                    status = "reused"
+                elif kept is not None:
+                    status = "copied"
+                elif d in self.buffer_donors:
+                    status = "buffer donor"
+                else:
+                    status = "not reused"
+                note = fallback.notes.get(d)
+                donations.append(LeafDonation(
+                    path=v.arg.display_name,
+                    leaf=_at(self.arg_leaves, d),
+                    parameter=d,
+                    status=status,
+                    result=_at(self.result_leaves, host) if host is not None else None,
+                    result_path=_at(self.result_paths, host) if host is not None else None,
+                    reason="paired" if k is not None else v.reason.value,
+                    message=v.message + (f"; {note}" if note and k is None else ""),
+                ))
+        for r in self.removed:
+            donations.append(LeafDonation(
+                path=r.name, leaf=r.leaf, parameter=None, status="removed", result=None,
+                result_path=None, reason="unused",
+                message=f"donated argument '{r.name}' ({r.type_text}) is unused, so jit removed "
+                        "it and its buffer is not donated (keep_unused=True keeps it)"))
+        donations.sort(key=lambda x: (x.leaf is None, x.leaf or 0))
+        self.leaf_plan = CallPlan(self.name, tuple(donations), dict(self.expected),
+                                  tuple(self.buffer_donors), self.fallback_reason)
+        return self.leaf_plan
+
+
+DonationStatus = Literal["reused", "copied", "buffer donor", "not reused", "removed"]
+"""What a call does with a donated leaf (see :attr:`LeafDonation.status`)."""
+
+
+def _at(items: Sequence[Any], index: int) -> Any:
+    return items[index] if 0 <= index < len(items) else None
+
+
+@dataclass(frozen=True)
+class LeafDonation:
+    """What a call does with one donated argument leaf."""
+
+    path: str
+    """The leaf's pytree path as JAX names it (``params['w1']``, ``opt[0][1]``, ``x``), else
+    ``%argN``."""
+    leaf: int | None
+    """Its position among the call's flattened dynamic arguments: the index in
+    ``jax.tree.leaves((args, kwargs))`` with static arguments left out (JAX's order)."""
+    parameter: int | None
+    """Its position among ``@main``'s arguments, the executable's parameter number (``None``
+    when jit removed it as unused)."""
+    status: DonationStatus
+    """``"reused"``: its buffer hosts output ``result`` with no copy; ``"copied"``: it keeps
+    JAX's pairing with ``result``, for which XLA inserts a copy; ``"buffer donor"``: left to
+    XLA's size matching; ``"not reused"``; ``"removed"``: unused, dropped by jit."""
+    result: int | None
+    """The flat output leaf (index in ``jax.tree.leaves(out)``) its buffer becomes."""
+    result_path: str | None
+    """That output's path, e.g. ``result[0]['w1']``."""
+    reason: str
+    """``paired``, or why not: ``read-after-write``, ``no-compatible-result``, ``returned``,
+    ``outnumbered``, ``unused``."""
+    message: str
+    """The diagnostic text, naming the blocking read where there is one."""
+
+
+@dataclass(frozen=True)
+class CallPlan:
+    """The donation plan one lowering uses.
+
+    ``jitted.plan(params, opt, batch).pairs_by_path`` ->
+    ``{"params['w']": "result[0]['w']", ...}``; ``.pairs`` the same by flat leaf index;
+    ``.parameter_pairs`` the ``input_output_alias`` the executable gets.
+    """
+
+    function: str
+    donations: tuple[LeafDonation, ...]
+    """One per donated leaf, in argument order."""
+    parameter_pairs: dict[int, int]
+    """Executable parameter -> output index of every alias the executable gets (the plan's
+    copy-free pairs and the ``copied`` ones): its ``input_output_alias``."""
+    buffer_donors: tuple[int, ...]
+    """Parameters left as ``jax.buffer_donor``: XLA may alias them to any output of their
+    byte size."""
+    fallback_reason: str | None = None
+    """Set when this lowering keeps JAX's pairing instead (the planner could not analyse it)."""
+
+    @property
+    def pairs(self) -> dict[int, int]:
+        """Argument leaf -> output leaf for every leaf reused without a copy."""
+        return {x.leaf: x.result for x in self.donations
+                if x.status == "reused" and x.leaf is not None and x.result is not None}
+
+    @property
+    def pairs_by_path(self) -> dict[str, str]:
+        """Argument path -> output path for every leaf reused without a copy."""
+        return {x.path: x.result_path or f"result {x.result}" for x in self.donations
+                if x.status == "reused"}
+
+    @property
+    def reused(self) -> list[LeafDonation]:
+        return [x for x in self.donations if x.status == "reused"]
+
+    @property
+    def not_reused(self) -> list[LeafDonation]:
+        """Every donated leaf whose buffer does not host an output copy-free."""
+        return [x for x in self.donations if x.status != "reused"]
+
+    def donation(self, path: str) -> LeafDonation:
+        """The entry of the leaf named ``path`` (``KeyError`` if none)."""
+        for x in self.donations:
+            if x.path == path:
+                return x
+        raise KeyError(path)
+
+
+# --------------------------------------------------------------------------------------------
+# Where records are kept
+
+RECENT_LIMIT = 32
+PER_FUNCTION_LIMIT = 8
+
+_LOCK = threading.RLock()
+"""Reentrant: weakref callbacks (modules, functions) can fire inside a locked section."""
+_BY_MODULE: dict[int, tuple[weakref.ref[Any], LoweringRecord]] = {}
+_BY_JIT: dict[str, deque[LoweringRecord]] = {}
+"""A drop-in's options text (which names its jit, see ``PlannerOptions.token``) -> its
+latest records."""
+_OBJECTS: dict[str, weakref.WeakSet[Any]] = {}
+"""The same key -> the drop-in objects of that jit, whose ``last_plan`` and
+``fallback_reason`` attributes follow its records."""
+_RECENT: deque[LoweringRecord] = deque(maxlen=RECENT_LIMIT)
+
+
+def attach(key: str, jitted: Any) -> deque[LoweringRecord]:
+    """Register a drop-in object of the jit named by ``key`` (its options text); returns the
+    jit's record list (shared by every drop-in object of that jit, newest last)."""
+    with _LOCK:
+        _OBJECTS.setdefault(key, weakref.WeakSet()).add(jitted)
+        return _BY_JIT.setdefault(key, deque(maxlen=PER_FUNCTION_LIMIT))
+
+
+def publish(record: LoweringRecord) -> None:
+    """Show ``record`` on its jit's drop-in objects (``last_plan``, ``fallback_reason``)."""
+    if not record.token:
+        return
+    plan = record.call_plan()
+    with _LOCK:
+        objects = list(_OBJECTS.get(record.options_text, ()))
+    for obj in objects:
+        obj.last_plan = plan
+        obj.fallback_reason = record.fallback_reason
+
+
+def remember(module: Any, record: LoweringRecord) -> None:
+    """Keep ``record`` for ``module`` (while the module lives), for its drop-in function (while
+    that function lives) and among the recent plans."""
+    key = id(module)
+
+    def forget(ref: weakref.ref[Any]) -> None:
+        with _LOCK:
+            entry = _BY_MODULE.get(key)
+            if entry is not None and entry[0] is ref:
+                del _BY_MODULE[key]
+
+    with _LOCK:
+        _BY_MODULE[key] = (weakref.ref(module, forget), record)
+        if record.token:
+            _BY_JIT.setdefault(record.options_text,
+                               deque(maxlen=PER_FUNCTION_LIMIT)).append(record)
+        _RECENT.append(record)
+    publish(record)
+
+
+def record_of(module: Any) -> LoweringRecord | None:
+    """The record of a lowered module (``lowered.compiler_ir()``), or ``None`` when the
+    planner did not plan it (nothing donated, or planning was off)."""
+    with _LOCK:
+        entry = _BY_MODULE.get(id(module))
+    if entry is None or entry[0]() is not module:
+        return None
+    return entry[1]
+
+
+def records_for(key: str) -> list[LoweringRecord]:
+    """The latest records (at most :data:`PER_FUNCTION_LIMIT`) of one drop-in jit (``key``:
+    its options text)."""
+    with _LOCK:
+        return list(_BY_JIT.get(key, ()))
+
+
+def forget_function(function_token: str) -> None:
+    """Drop the records of every jit of one function (when the function itself is gone)."""
+    prefix = f";fn={function_token}."
+    with _LOCK:
+        for table in (_BY_JIT, _OBJECTS):
+            for key in [k for k in table if prefix in k]:
+                del table[key]
+
+
+def recent_plans() -> list[CallPlan]:
+    """The plans of the latest planned lowerings (at most :data:`RECENT_LIMIT`), oldest first:
+    drop-in functions and every ``jax.jit`` lowered under the global switch."""
+    with _LOCK:
+        records = list(_RECENT)
+    return [r.call_plan() for r in records]
+
+
+def clear_recent_plans() -> None:
+    with _LOCK:
+        _RECENT.clear()
