@@ -318,14 +318,18 @@ def _leaf_maps(main: Any, lowering: Lowering,
 
 def _unspecified_result_shardings(fn: FunctionModel) -> None:
     """In a multi-device module a result without a sharding attribute gets the sharding XLA
-    propagates; an alias makes XLA give it the donor's sharding. So such a result may host any
-    donor of its type: compare it as if it had that donor's placement."""
-    shardings = {a.placement.sharding for a in fn.donors if a.tensor is not None}
-    if len(shardings) != 1:
-        return
-    (sharding,) = shardings
+    propagates; an alias makes XLA give it the donor's sharding. So such a result may host a
+    donor of its type: compare it as if it had the sharding the donors of its type share
+    (when they share one; donors of one type with several shardings leave it unspecified)."""
+    by_type: dict[str, set[object]] = {}
+    for a in fn.donors:
+        if a.tensor is not None:
+            by_type.setdefault(a.type_text, set()).add(a.placement.sharding)
     for res in fn.results:
-        if res.placement.sharding is None and res.tensor is not None:
+        shardings = by_type.get(res.type_text)
+        if res.placement.sharding is None and res.tensor is not None and shardings and len(
+                shardings) == 1:
+            (sharding,) = shardings
             res.placement = Placement(sharding, res.placement.memory_kind, res.placement.layout)
 
 
