@@ -4,18 +4,23 @@ package installed (its own FileCheck tests of ``jax-use-donated-arguments`` pass
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import json
 import os
+import pkgutil
 import shutil
 import subprocess
 import sys
 import tarfile
+from graphlib import TopologicalSorter
 from importlib.metadata import entry_points, version
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import jax_use_donated
 from jax_use_donated.universe import UNIVERSE
 
 PROBE = Path(__file__).with_name("xdsl_probe.py")
@@ -176,3 +181,46 @@ def test_the_comparison_can_tell_the_frontends_apart(tmp_path: Path) -> None:
     ours = _probe("opt", "-f", "jax", "-t", "jax", str(src), without_plugin=False)
     assert "dense<4.28657869E+9>" in xdsl.stdout or "dense<4.28657869e+09>" in xdsl.stdout
     assert "dense<0xFF800000> : tensor<4xf32>" in ours.stdout
+
+
+# ------------------------------------------------------------------------- import cycles
+
+
+MODULES = {"jax_use_donated"} | {
+    m.name for m in pkgutil.walk_packages(jax_use_donated.__path__, "jax_use_donated.")}
+
+
+def _imports(module: str) -> set[str]:
+    """The ``jax_use_donated`` modules ``module`` imports anywhere (function bodies included,
+    ``if TYPE_CHECKING:`` blocks excluded)."""
+    spec = importlib.util.find_spec(module)
+    assert spec is not None and spec.origin is not None, module
+    tree = ast.parse(Path(spec.origin).read_text())
+    for node in ast.walk(tree):  # drop type-checking-only imports
+        if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING"):
+            node.body = []
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        found.update(n for n in names if n in MODULES)
+    return found - {module}
+
+
+def test_xdsl_facing_modules_have_no_import_cycle() -> None:
+    """``driver`` -> ``universe`` -> ``frontend`` / ``transforms`` ... one way only (the
+    universe used to import the driver lazily, and the driver the universe)."""
+    graph: dict[str, set[str]] = {}
+    todo = ["jax_use_donated.driver", "jax_use_donated.universe"]
+    while todo:
+        module = todo.pop()
+        if module not in graph:
+            graph[module] = _imports(module)
+            todo.extend(graph[module])
+    assert "jax_use_donated.driver" not in graph["jax_use_donated.universe"]
+    assert {"jax_use_donated.frontend", "jax_use_donated.transforms.plan_donation"} <= set(
+        graph)
+    tuple(TopologicalSorter(graph).static_order())  # raises CycleError on a cycle
