@@ -48,7 +48,7 @@ from jax_use_donated.diagnostics import collect_diagnostics
 from jax_use_donated.frontend import JaxFrontend, JaxTarget, nesting_too_deep
 from jax_use_donated.transforms.options import KebabOptions, describe
 from jax_use_donated.transforms.plan_donation import record_plans
-from jax_use_donated.universe import PLAN_PASS, TEXT_FORMAT, UNIVERSE, VERIFY_PASS
+from jax_use_donated.universe import PLAN_PASS, TEXT_FORMAT, UNIVERSE
 
 
 def format_bytes(n: int | None) -> str:
@@ -144,8 +144,8 @@ class _HelpPasses(argparse.Action):
         parser.exit()
 
 
-REPORTING_PASSES = frozenset(UNIVERSE.all_passes)
-"""Passes whose plans ``--donation-report`` prints."""
+REPORTING_PASSES = tuple(UNIVERSE.all_passes)
+"""Passes whose plans ``--donation-report`` prints (all of ours)."""
 
 
 class JaxDonateOptMain(xDSLOptMain):
@@ -202,7 +202,7 @@ class JaxDonateOptMain(xDSLOptMain):
         arg_parser.add_argument(
             "--donation-report", default=False, action="store_true",
             help="print a per-donor table (argument, type, bytes, JAX's pairing, ours, "
-                 f"reason) to stderr; needs {PLAN_PASS} or {VERIFY_PASS} in the pipeline")
+                 f"reason) to stderr, of the pipeline's {', '.join(REPORTING_PASSES)}")
         arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
         arg_parser.epilog = passes_help()
 
@@ -256,7 +256,7 @@ class JaxDonateOptMain(xDSLOptMain):
         ``--donation-report`` without a pass that plans donation says so, once."""
         if self.args.donation_report and not self.reports_donation():
             print(f"donation report: nothing to report: the pipeline has no donation pass "
-                  f"(-p {PLAN_PASS} or {VERIFY_PASS})", file=sys.stderr)
+                  f"({', '.join(REPORTING_PASSES)})", file=sys.stderr)
         args = self.args
         if not args.split_input_file or args.verify_diagnostics or args.parsing_diagnostics \
                 or args.shrink:

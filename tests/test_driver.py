@@ -285,10 +285,10 @@ def test_mlir_frontend_and_target_are_xdsls(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("text", "args", "line"), [
     (SWAP, ["--donation-report"],
      "donation report: nothing to report: the pipeline has no donation pass "
-     "(-p jax-plan-donation or jax-verify-donation)\n"),
+     "(jax-plan-donation, jax-verify-donation, jax-reuse-donated-destinations)\n"),
     (SWAP, ["-p", "canonicalize", "--donation-report"],
      "donation report: nothing to report: the pipeline has no donation pass "
-     "(-p jax-plan-donation or jax-verify-donation)\n"),
+     "(jax-plan-donation, jax-verify-donation, jax-reuse-donated-destinations)\n"),
     ("", ["-p", "jax-plan-donation", "--donation-report"],
      "donation report for {input}: nothing to report: no function has donated arguments "
      "(jax.buffer_donor or tf.aliasing_output)\n"),
@@ -313,3 +313,21 @@ def test_donation_report_stays_quiet_when_the_pass_fails(
     code, _ = run(tmp_path, SWAP, "-p", "jax-plan-donation{strict}", "--donation-report")
     err = capsys.readouterr().err
     assert code == 1 and "strict donation" in err and "nothing to report" not in err
+
+
+def test_donation_report_covers_destination_reuse(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    linalg = """
+    func.func @chain(%a: tensor<4xf32> {jax.buffer_donor = true}, %b: tensor<4xf32>)
+        -> tensor<4xf32> {
+      %e = tensor.empty() : tensor<4xf32>
+      %r = linalg.add ins(%a, %b : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>)
+          -> tensor<4xf32>
+      func.return %r : tensor<4xf32>
+    }
+    """
+    code, out = run(tmp_path, linalg, "-p", "jax-reuse-donated-destinations",
+                    "--donation-report")
+    err = capsys.readouterr().err
+    assert code == 0 and "outs(%a : tensor<4xf32>)" in out
+    assert err.startswith("donation report for @chain (program ordering): 1/1 donors reused"), err

@@ -66,6 +66,13 @@ def record_plans() -> Iterator[list[tuple[FunctionModel, DonationPlan]]]:
         _PLAN_SINK.reset(token)
 
 
+def record_plan(fn: FunctionModel, plan: DonationPlan) -> None:
+    """Hand ``(fn, plan)`` to the innermost :func:`record_plans` block, if any."""
+    plans = _PLAN_SINK.get()
+    if plans is not None:
+        plans.append((fn, plan))
+
+
 def fail(message: str, anchor: Operation, module: Operation) -> PassFailedException:
     """A :class:`PassFailedException` whose notes print ``module`` with ``message`` under
     ``anchor`` (what ``xdsl-opt --verify-diagnostics`` shows)."""
@@ -328,9 +335,7 @@ def plan_function(func: FuncOp, module: ModuleOp, ordering: Ordering,
         plan = core_plan_donation(fn, ordering, keep_existing_aliases, fusion_safe)
     except DonationError as err:
         raise _from_donation_error(err, func, module) from None
-    plans = _PLAN_SINK.get()
-    if plans is not None:
-        plans.append((fn, plan))
+    record_plan(fn, plan)
     return fn, plan
 
 
@@ -380,5 +385,6 @@ __all__ = [
     "JaxPlanDonation",
     "JaxVerifyDonation",
     "plan_function",
+    "record_plan",
     "record_plans",
 ]

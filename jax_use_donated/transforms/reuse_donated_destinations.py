@@ -87,7 +87,7 @@ from jax_use_donated.analysis.plan import PairChecker, plan_donation
 from jax_use_donated.analysis.semantics import TENSOR_VIEW_OPS
 from jax_use_donated.diagnostics import Diagnostic, emit
 from jax_use_donated.transforms.options import KebabOptions, option
-from jax_use_donated.transforms.plan_donation import fail
+from jax_use_donated.transforms.plan_donation import fail, record_plan
 
 WRITABLE = "bufferization.writable"
 
@@ -253,6 +253,7 @@ class JaxReuseDonatedDestinations(KebabOptions, ModulePass):
                 fn = build_function_model(func)
                 annotate(fn)
                 boundary = plan_donation(fn, ordering="program")
+                record_plan(fn, boundary)
             except DonationError as err:
                 anchor = err.anchor if isinstance(err.anchor, Operation) else func
                 raise fail(err.message, anchor, op) from None
