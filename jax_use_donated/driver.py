@@ -3,10 +3,14 @@
 Everything ``xdsl-opt`` accepts works (``-p``, ``--split-input-file``, ``--verify-diagnostics``,
 ``--allow-unregistered-dialect``, ``-o``, ...), plus:
 
-* input is read with :class:`jax_use_donated.ir_text.JaxTextParser` (location ranges, trailing
-  ``#loc`` aliases, hex-float dense constants);
+* input is read and output printed by the ``jax`` frontend and target
+  (:mod:`jax_use_donated.frontend`: location ranges, trailing ``#loc`` aliases, hex-float dense
+  constants); ``-f mlir -t mlir`` select xDSL's own;
+* ``--help`` lists our passes with every option, its default and meaning (``--help-passes``
+  adds xDSL's); ``--version`` names this package, jax, jaxlib and xdsl;
 * donation warnings are printed MLIR-style to stderr (``file:line:col: warning: ...``);
-* ``--donation-report`` prints a per-donor table to stderr;
+* ``--donation-report`` prints a per-donor table to stderr, or a line saying why there is
+  nothing to report;
 * unregistered ops are allowed automatically while no StableHLO dialect is installed; once it
   is, only with ``--allow-unregistered-dialect``;
 * every diagnostic is MLIR-style, ``file:line:col: error: message`` (the input's name, or
