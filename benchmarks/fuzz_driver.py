@@ -1,7 +1,7 @@
 """Coverage-guided fuzzing of ``jax-donate-opt`` (not part of CI).
 
 Feeds mutated MLIR text to the driver in-process (``jax_use_donated.driver.main`` with
-``-p jax-use-donated-arguments``, on a rotating pass configuration) and records every input
+``-p jax-plan-donation``, on a rotating pass configuration) and records every input
 that makes it misbehave: exit status 2 (an internal error: an exception that is not a
 diagnostic), a Python traceback in its output, or exit 1 without an ``error:`` diagnostic.
 Findings are deduplicated by their first diagnostic line and written, one input file each,
@@ -44,11 +44,11 @@ ROOT = Path(__file__).resolve().parent.parent
 INSTRUMENTED = ("jax_use_donated", "xdsl.parser", "xdsl.printer", "xdsl.utils",
                 "xdsl.xdsl_opt_main", "xdsl.dialects.builtin", "xdsl.dialects.func")
 CONFIGS = (
-    "jax-use-donated-arguments",
-    "jax-use-donated-arguments{mode=materialize}",
-    "jax-use-donated-arguments{keep-existing-aliases=true}",
-    "jax-use-donated-arguments{mode=materialize remove-matched-outputs=true}",
-    "jax-use-donated-arguments{strict=true keep-unpaired-donors=true}",
+    "jax-plan-donation",
+    "jax-plan-donation{mode=materialize}",
+    "jax-plan-donation{keep-existing-aliases=true}",
+    "jax-plan-donation{mode=materialize remove-matched-outputs=true}",
+    "jax-plan-donation{strict=true keep-unpaired-donors=true}",
     "jax-verify-donation",
 )
 TOKENS = (b"{", b"}", b"(", b")", b"[", b"]", b"<", b">", b"%0", b"%arg0", b" : ", b", ",

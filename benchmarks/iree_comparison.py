@@ -4,7 +4,7 @@ IREE turns ``tf.aliasing_output = k`` into a forced in-place result, so a pairin
 overwrites a buffer still being read computes wrong numbers. For every single-device program of
 :mod:`benchmarks.catalogue` (at ``f32[n,n]``, default ``n=16``) and the oracle's extra cases
 (swap ``(b, a)``, fan-out ``(a+1, 2*a)``), IREE runs (1) JAX's own StableHLO, (2) the module
-after ``jax-use-donated-arguments`` (alias mode: pairs safe under XLA's data-dependence rule) and
+after ``jax-plan-donation`` (alias mode: pairs safe under XLA's data-dependence rule) and
 (3) after the pass with ``fusion-safe=true`` (pairs that stay safe when IREE fuses producers
 into the in-place kernel, ``jax_use_donated.analysis.fusion``); each is compared with plain JAX.
 

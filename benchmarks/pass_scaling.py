@@ -1,4 +1,4 @@
-"""Scaling of ``jax-use-donated-arguments`` against xDSL's parse time, side by side in one run.
+"""Scaling of ``jax-plan-donation`` against xDSL's parse time, side by side in one run.
 
 Generates JAX-like modules (generic form with ``#loc`` debug locations defined after use, as
 ``as_text(debug_info=True)`` prints them; MLP-like layers with ``dot_general``, reductions with
@@ -31,7 +31,7 @@ from jax_use_donated.analysis.plan import plan_donation
 from jax_use_donated.diagnostics import collect_diagnostics
 from jax_use_donated.driver import JaxDonateOptMain
 from jax_use_donated.ir_text import parse_module
-from jax_use_donated.transforms import JaxUseDonatedArguments
+from jax_use_donated.transforms import JaxPlanDonation
 
 WIDTHS = (64, 96, 128, 192)
 BATCH = 32
@@ -171,7 +171,7 @@ def measure(ctx: Context, target: int, profile: bool
     module = parse_module(ctx, text, "bench.mlir")
     t1 = time.perf_counter()
     model_s, plan_s = phases(module)
-    pass_ = JaxUseDonatedArguments()
+    pass_ = JaxPlanDonation()
     profiler = cProfile.Profile() if profile else None
     with collect_diagnostics():
         t2 = time.perf_counter()

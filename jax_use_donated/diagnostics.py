@@ -2,17 +2,21 @@
 
 Warnings are not errors: a donor that cannot be reused leaves a correct program. They go to the
 innermost active :class:`DiagnosticSink` (tests and the driver install one with
-:func:`collect_diagnostics`); with no sink active they are raised as Python warnings of category
-:class:`DonationWarning`, so ``pytest.warns`` and ``warnings.catch_warnings`` see them too.
+:func:`collect_diagnostics`). With no sink active, in an ``xdsl-opt`` process they are printed
+MLIR-style to stderr (``file:line:col: warning: ...``; the input's name, as the ``jax`` frontend
+recorded it, where the IR has no location); anywhere else they are raised as Python warnings of
+category :class:`DonationWarning`, so ``pytest.warns`` and ``warnings.catch_warnings`` see them.
 """
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 from jax_use_donated.analysis.model import SourceLoc
@@ -56,10 +60,32 @@ def collect_diagnostics() -> Iterator[DiagnosticSink]:
         _SINK.reset(token)
 
 
+_INPUT_NAME: ContextVar[str | None] = ContextVar("jax_use_donated_input", default=None)
+
+
+def note_input_name(name: str) -> None:
+    """Record the name of the input being read (by the ``jax`` frontend): where ``xdsl-opt``
+    locates diagnostics on IR without a location."""
+    _INPUT_NAME.set(name)
+
+
+def running_xdsl_opt() -> bool:
+    """Whether this process is ``xdsl-opt`` (the console script or ``python -m``)."""
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    if spec is not None and getattr(spec, "name", None) == "xdsl.tools.xdsl_opt":
+        return True
+    return bool(sys.argv) and Path(sys.argv[0]).name in ("xdsl-opt", "xdsl_opt.py")
+
+
 def emit(diagnostic: Diagnostic) -> None:
-    """Send ``diagnostic`` to the active sink, else raise it as a :class:`DonationWarning`."""
+    """Send ``diagnostic`` to the active sink; else print it (``xdsl-opt``) or raise it as a
+    :class:`DonationWarning` (warnings only)."""
     sink = _SINK.get()
     if sink is not None:
         sink.diagnostics.append(diagnostic)
+    elif running_xdsl_opt():
+        sys.stdout.flush()
+        print(diagnostic.format(_INPUT_NAME.get() or "xdsl-opt"), file=sys.stderr, flush=True)
     elif diagnostic.severity == "warning":
         warnings.warn(diagnostic.format(), DonationWarning, stacklevel=3)

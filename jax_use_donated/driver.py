@@ -3,10 +3,14 @@
 Everything ``xdsl-opt`` accepts works (``-p``, ``--split-input-file``, ``--verify-diagnostics``,
 ``--allow-unregistered-dialect``, ``-o``, ...), plus:
 
-* input is read with :class:`jax_use_donated.ir_text.JaxTextParser` (location ranges, trailing
-  ``#loc`` aliases, hex-float dense constants);
+* input is read and output printed by the ``jax`` frontend and target
+  (:mod:`jax_use_donated.frontend`: location ranges, trailing ``#loc`` aliases, hex-float dense
+  constants); ``-f mlir -t mlir`` select xDSL's own;
+* ``--help`` lists our passes with every option, its default and meaning (``--help-passes``
+  adds xDSL's); ``--version`` names this package, jax, jaxlib and xdsl;
 * donation warnings are printed MLIR-style to stderr (``file:line:col: warning: ...``);
-* ``--donation-report`` prints a per-donor table to stderr;
+* ``--donation-report`` prints a per-donor table to stderr, or a line saying why there is
+  nothing to report;
 * unregistered ops are allowed automatically while no StableHLO dialect is installed; once it
   is, only with ``--allow-unregistered-dialect``;
 * every diagnostic is MLIR-style, ``file:line:col: error: message`` (the input's name, or
@@ -24,95 +28,31 @@ import argparse
 import contextvars
 import dataclasses
 import sys
+import textwrap
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import IO
+from importlib.metadata import PackageNotFoundError, version
+from io import StringIO
+from typing import IO, Any, ClassVar, NoReturn, cast
 
-from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.targets.mlir import MLIRTarget
+from xdsl.passes import ModulePass
+from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import (
     ArgSpecParseError,
     DiagnosticException,
     MultipleSpansParseError,
     ParseError,
 )
-from xdsl.utils.frontend import Frontend
-from xdsl.utils.mlir_lexer import MLIRTokenKind
-from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from jax_use_donated.analysis.model import FunctionModel
 from jax_use_donated.analysis.plan import DonationPlan
 from jax_use_donated.diagnostics import collect_diagnostics
-from jax_use_donated.ir_text import JaxTextParser, JaxTextPrinter
-from jax_use_donated.transforms.use_donated_arguments import record_plans
-from jax_use_donated.universe import (
-    PASS_NAME,
-    VERIFY_PASS_NAME,
-    _use_donated_pass,  # pyright: ignore[reportPrivateUsage]
-    _verify_donation_pass,  # pyright: ignore[reportPrivateUsage]
-    available_dialects,
-)
-
-
-@dataclass(frozen=True)
-class JaxMLIRFrontend(Frontend):
-    """The ``mlir`` frontend, reading with :class:`JaxTextParser`."""
-
-    name = "mlir"
-
-    no_implicit_module: bool = False
-
-    def parse(self, ctx: Context, input: IO[bytes], input_name: str = "input") -> ModuleOp:
-        data = input.read()
-        if isinstance(data, bytes):
-            try:
-                data.decode("utf-8")
-            except UnicodeDecodeError as err:
-                line = data.count(b"\n", 0, err.start) + 1
-                col = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
-                raise DiagnosticException(
-                    f"{input_name}:{line}:{col}: invalid UTF-8 byte 0x{data[err.start]:02X}: "
-                    "MLIR text must be UTF-8") from None
-        parser = JaxTextParser(ctx, data, input_name)
-        try:
-            return parser.parse_module(not self.no_implicit_module)
-        except RecursionError:
-            token = parser._current_token  # pyright: ignore[reportPrivateUsage]
-            span = token.span
-            if token.kind == MLIRTokenKind.EOF:
-                span = dataclasses.replace(span, start=max(0, span.start - 1))
-            raise ParseError(span, nesting_too_deep("reading")) from None
-
-
-def _jax_frontend() -> type[Frontend]:
-    return JaxMLIRFrontend
-
-
-@dataclass(frozen=True)
-class JaxMLIRTarget(MLIRTarget):
-    """The ``mlir`` target, printing with :class:`JaxTextPrinter` (hex non-finite floats as
-    MLIR prints them) and the ``dialect_resources`` section."""
-
-    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
-        if self.syntax_highlight:
-            super().emit(ctx, module, output)
-            return
-        printer = JaxTextPrinter(
-            stream=output,
-            print_generic_format=self.print_generic_format,
-            print_properties_as_attributes=self.print_properties_as_attributes,
-            print_debuginfo=self.print_debuginfo,
-        )
-        printer.print_op(module)
-        printer.print_metadata(ctx.loaded_dialects)
-        print("\n", file=output)
-
-
-def _jax_target() -> type[Target]:
-    return JaxMLIRTarget
+from jax_use_donated.frontend import JaxFrontend, JaxTarget, nesting_too_deep
+from jax_use_donated.transforms.options import KebabOptions, describe
+from jax_use_donated.transforms.plan_donation import record_plans
+from jax_use_donated.universe import PLAN_PASS, TEXT_FORMAT, UNIVERSE
 
 
 def format_bytes(n: int | None) -> str:
@@ -165,35 +105,57 @@ def donation_report(plans: Sequence[tuple[FunctionModel, DonationPlan]]) -> str:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
+def _version(distribution: str) -> str:
+    try:
+        return version(distribution)
+    except PackageNotFoundError:
+        return "not installed"
+
+
+def version_line() -> str:
+    """``jax-donate-opt --version``: this package and the versions of what it runs on."""
+    return (f"jax-donate-opt (jax-use-donated {_version('jax-use-donated')}): "
+            f"jax {_version('jax')}, jaxlib {_version('jaxlib')}, xdsl {_version('xdsl')}")
+
+
+def our_passes() -> list[type[KebabOptions]]:
+    """This project's passes, in the order ``--help`` lists them."""
+    return [cast(type[KebabOptions], factory()) for factory in UNIVERSE.all_passes.values()]
+
+
+def passes_help() -> str:
+    """Our passes with every option, its default and meaning (from the pass dataclasses)."""
+    parts = ["jax-use-donated passes (-p 'NAME{option=value ...}'; a bare boolean option, "
+             "e.g. {strict}, means true):"]
+    parts.extend(textwrap.indent(describe(cls, width=98), "  ") for cls in our_passes())
+    return "\n".join(parts)
+
+
+class _HelpPasses(argparse.Action):
+    """``--help-passes``: our passes in full, then the names of xDSL's own."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, tool: JaxDonateOptMain,
+                 **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
+        self.tool = tool
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> NoReturn:
+        others = [n for n in self.tool.available_passes if n not in UNIVERSE.all_passes]
+        listing = textwrap.fill(", ".join(others), width=100, initial_indent="  ",
+                                subsequent_indent="  ", break_on_hyphens=False)
+        print(f"{passes_help()}\n\nxDSL passes ({len(others)}):\n{listing}")
+        parser.exit()
+
+
+REPORTING_PASSES = tuple(UNIVERSE.all_passes)
+"""Passes whose plans ``--donation-report`` prints (all of ours)."""
+
+
 class JaxDonateOptMain(xDSLOptMain):
-    """``xDSLOptMain`` with our dialects, passes, frontend and diagnostics."""
+    """``xDSLOptMain`` with our dialects, passes, frontend, target and diagnostics."""
 
-    def register_all_dialects(self) -> None:
-        super().register_all_dialects()
-        registered = set(self.ctx.registered_dialect_names)
-        for name, factory in available_dialects().items():
-            if name not in registered:
-                self.ctx.register_dialect(name, factory)
-
-    def register_all_frontends(self) -> None:
-        super().register_all_frontends()
-        self.available_frontends["mlir"] = _jax_frontend
-
-    def register_all_targets(self) -> None:
-        super().register_all_targets()
-        self.available_targets["mlir"] = _jax_target
-
-    def register_all_passes(self) -> None:
-        super().register_all_passes()
-        self.register_pass(PASS_NAME, _use_donated_pass)
-        self.register_pass(VERIFY_PASS_NAME, _verify_donation_pass)
-
-    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
-        super().register_all_arguments(arg_parser)
-        arg_parser.add_argument(
-            "--donation-report", default=False, action="store_true",
-            help="print a per-donor table (argument, type, bytes, JAX's pairing, ours, "
-                 "reason) to stderr")
+    version_format: ClassVar[str] = version_line().replace("{", "{{").replace("}", "}}")
 
     def __init__(self, args: Sequence[str] | None = None) -> None:
         super().__init__(description="xdsl-opt with liveness-aware buffer donation for JAX",
@@ -203,6 +165,51 @@ class JaxDonateOptMain(xDSLOptMain):
             # Until a StableHLO dialect is installed, JAX's ops can only be read unregistered.
             self.ctx.allow_unregistered = True
 
+    def register_all_dialects(self) -> None:
+        super().register_all_dialects()
+        registered = set(self.ctx.registered_dialect_names)
+        for name, factory in UNIVERSE.all_dialects.items():
+            if name not in registered:
+                self.ctx.register_dialect(name, factory)
+
+    def register_all_frontends(self) -> None:
+        super().register_all_frontends()
+        self.available_frontends.setdefault(TEXT_FORMAT, UNIVERSE.all_frontends[TEXT_FORMAT])
+
+    def register_all_targets(self) -> None:
+        super().register_all_targets()
+        self.available_targets.setdefault(TEXT_FORMAT, UNIVERSE.all_targets[TEXT_FORMAT])
+
+    def register_all_passes(self) -> None:
+        for name, factory in UNIVERSE.all_passes.items():  # ours first, in every listing
+            self.register_pass(name, factory)
+        super().register_all_passes()
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        super().register_all_arguments(arg_parser)
+        arg_parser.set_defaults(frontend=TEXT_FORMAT, target=TEXT_FORMAT)
+        for action in arg_parser._actions:  # pyright: ignore[reportPrivateUsage]
+            if action.dest == "passes":
+                action.help = (f"pass pipeline, e.g. '{PLAN_PASS}{{mode=materialize strict}}'; "
+                               "this project's passes are listed below, xDSL's by "
+                               "--help-passes")
+            elif action.dest == "frontend":
+                action.help = (f"input format (default: {TEXT_FORMAT}, JAX's MLIR text read "
+                               f"bit-exactly; mlir: xDSL's own reader)")
+            elif action.dest == "target":
+                action.help = (f"output format (default: {TEXT_FORMAT}, MLIR text as jaxlib "
+                               f"prints it); also: "
+                               f"{', '.join(t for t in self.available_targets if t != TEXT_FORMAT)}")
+        arg_parser.add_argument(
+            "--help-passes", action=_HelpPasses, tool=self,
+            help="list this project's passes with their options, then xDSL's passes")
+        arg_parser.add_argument(
+            "--donation-report", default=False, action="store_true",
+            help="print a per-donor table (argument, type, bytes, JAX's pairing, ours, "
+                 f"reason) to stderr, of the pipeline's {', '.join(REPORTING_PASSES)}")
+        arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        arg_parser.epilog = passes_help()
+
     def get_input_name(self) -> str:
         return self.args.input_file or STDIN_NAME
 
@@ -210,13 +217,50 @@ class JaxDonateOptMain(xDSLOptMain):
         """As ``mlir-opt``, any file is MLIR text unless its extension names another
         frontend (xDSL refuses ``input.txt``, ``/dev/stdin`` with a ``ValueError``)."""
         stream, extension = super().get_input_stream()
-        return stream, extension if extension in self.available_frontends else "mlir"
+        return stream, extension if extension in self.available_frontends else TEXT_FORMAT
+
+    def parse_chunk(self, chunk: IO[bytes], file_extension: str,
+                    start_offset: int = 0) -> ModuleOp | None:
+        """xDSL's, with ``--no-implicit-module`` applied to the ``jax`` frontend too."""
+        spec = parse_spec(self.args.frontend or file_extension)
+        if spec.name != TEXT_FORMAT:
+            return super().parse_chunk(chunk, file_extension, start_offset)
+        frontend = JaxFrontend.from_spec(spec)
+        if self.args.no_implicit_module:
+            frontend = dataclasses.replace(frontend, no_implicit_module=True)
+        return frontend.parse(self.ctx, chunk, self.get_input_name())
+
+    def output_resulting_program(self, prog: ModuleOp) -> str:
+        """xDSL's, with the printing flags (``--print-op-generic``, ``--print-debuginfo``,
+        ...) applied to the ``jax`` target too."""
+        spec = parse_spec(self.args.target)
+        if spec.name != TEXT_FORMAT:
+            return super().output_resulting_program(prog)
+        target = dataclasses.replace(
+            JaxTarget.from_spec(spec),
+            print_generic_format=self.args.print_op_generic,
+            print_properties_as_attributes=self.args.print_no_properties,
+            print_debuginfo=self.args.print_debuginfo,
+            syntax_highlight=self.args.syntax_highlight,
+        )
+        output = StringIO()
+        target.emit(self.ctx, prog, output)
+        return output.getvalue()
+
+    def reports_donation(self) -> bool:
+        """Whether ``--donation-report`` was asked for and the pipeline can fill it."""
+        passes: Sequence[ModulePass] = self.pipeline.passes
+        return self.args.donation_report and any(p.name in REPORTING_PASSES for p in passes)
 
     def run(self) -> None:
         """As ``xdsl-opt``, except that ``--split-input-file`` goes on after a failed chunk:
         each chunk's error is printed (stderr), and the run fails at the end (exit 1), as in
         ``mlir-opt``. With ``--verify-diagnostics`` or ``--parsing-diagnostics`` (errors are
-        the expected output) and without splitting, xDSL's loop runs unchanged."""
+        the expected output) and without splitting, xDSL's loop runs unchanged.
+        ``--donation-report`` without a pass that plans donation says so, once."""
+        if self.args.donation_report and not self.reports_donation():
+            print(f"donation report: nothing to report: the pipeline has no donation pass "
+                  f"({', '.join(REPORTING_PASSES)})", file=sys.stderr)
         args = self.args
         if not args.split_input_file or args.verify_diagnostics or args.parsing_diagnostics \
                 or args.shrink:
@@ -252,15 +296,22 @@ class JaxDonateOptMain(xDSLOptMain):
 
     def apply_passes(self, prog: ModuleOp) -> None:
         fallback = self.get_input_name()
+        done = False
         with collect_diagnostics() as sink, record_plans() as plans:
             try:
                 super().apply_passes(prog)
+                done = True
             finally:
                 sys.stdout.flush()
                 for diag in sink.diagnostics:
                     print(diag.format(fallback), file=sys.stderr)
-                if self.args.donation_report:
-                    sys.stderr.write(donation_report(plans))
+                if self.reports_donation():
+                    if plans:
+                        sys.stderr.write(donation_report(plans))
+                    elif done:
+                        print(f"donation report for {fallback}: nothing to report: no "
+                              "function has donated arguments (jax.buffer_donor or "
+                              "tf.aliasing_output)", file=sys.stderr)
                 sys.stderr.flush()
 
 
@@ -277,11 +328,6 @@ RECURSION_LIMIT = 200_000
 """Python frames allowed on that thread: 5 KiB of stack each, so exceeding the limit raises
 ``RecursionError`` long before the C stack overflows. 3,000 nested regions need 20,000-40,000
 frames (reading alone ~9 per level)."""
-
-
-def nesting_too_deep(doing: str) -> str:
-    return (f"nesting too deep: the IR exceeds the driver's limit of {RECURSION_LIMIT:,} "
-            f"Python frames while {doing}")
 
 
 def _error_location(err: BaseException) -> str | None:

@@ -76,10 +76,11 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, Dialect, Operation
 from xdsl.parser import Parser
+from xdsl.parser.generic_parser import ParserState
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError
 from xdsl.utils.hints import isa
-from xdsl.utils.lexer import Span
+from xdsl.utils.lexer import Input, Span
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 from jax_use_donated.dialects.stablehlo.constant import (
@@ -89,13 +90,19 @@ from jax_use_donated.dialects.stablehlo.constant import (
 )
 from jax_use_donated.dialects.stablehlo.float_format import float_to_bits, format_float_bits
 
-# xDSL 0.75's string-literal regex nests quantifiers (``(?:[^"...]+|...)*``): on an unterminated
-# literal it backtracks exponentially (a 30-character tail takes minutes; found by
-# benchmarks/fuzz_driver.py). The same pattern with possessive quantifiers matches exactly the
-# same literals (the alternatives start with disjoint characters) and fails in linear time.
-MLIRLexer._unescaped_characters_regex = re.compile(  # pyright: ignore[reportPrivateUsage]
-    r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"'
-)
+
+class _JaxLexer(MLIRLexer):
+    """xDSL's lexer with a string-literal regex that fails in linear time.
+
+    xDSL 0.75's regex nests quantifiers (``(?:[^"...]+|...)*``): on an unterminated literal it
+    backtracks exponentially (a 30-character tail takes minutes; found by
+    benchmarks/fuzz_driver.py; docs/xdsl_bugs.md). The same pattern with possessive
+    quantifiers matches exactly the same literals (the alternatives start with disjoint
+    characters). Only :class:`JaxTextParser` uses it: xDSL's own lexer is left unchanged."""
+
+    _unescaped_characters_regex = re.compile(
+        r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"'
+    )
 
 _PENDING_PREFIX = "\x00pending-loc:"
 """Description of the placeholder :class:`NameLoc` standing for a not-yet-defined alias."""
@@ -159,7 +166,9 @@ class JaxTextParser(Parser):
     """xDSL's parser, extended for the MLIR text JAX prints (see the module docstring)."""
 
     def __init__(self, ctx: Context, input: str | bytes, name: str = "<unknown>") -> None:
-        super().__init__(ctx, input, name)
+        super().__init__(ctx, "", name)  # xDSL's lexer reads nothing, then ours takes over
+        text = input.decode("utf-8") if isinstance(input, bytes) else input
+        self._resume_from(ParserState(_JaxLexer(Input(text, name))))
         self._pending: dict[str, Span] = {}
         self._dense_elements: list[AttrParserElement] | None = None
         self._exact_dense = False

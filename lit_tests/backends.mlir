@@ -1,12 +1,12 @@
 // Backend options of alias mode: xla-fallback (XLA copies where an alias is unsafe, so an
 // unpaired donor may keep JAX's own pairing) and fusion-safe (IREE takes aliases as forced
 // in-place results and fuses producers into that kernel).
-// RUN: jax-donate-opt %s --split-input-file -p jax-use-donated-arguments 2>&1 | filecheck %s --check-prefix=PLAIN
-// RUN: jax-donate-opt %s --split-input-file -p 'jax-use-donated-arguments{xla-fallback=true}' 2>&1 | filecheck %s --check-prefix=XLA
-// RUN: jax-donate-opt %s --split-input-file -p 'jax-use-donated-arguments{fusion-safe=true}' 2>&1 | filecheck %s --check-prefix=FUSED
-// RUN: jax-donate-opt %s --split-input-file -p 'jax-use-donated-arguments{fusion-safe=true}' | %roundtrip-jaxlib
+// RUN: jax-donate-opt %s --split-input-file -p jax-plan-donation 2>&1 | filecheck %s --check-prefix=PLAIN
+// RUN: jax-donate-opt %s --split-input-file -p 'jax-plan-donation{xla-fallback=true}' 2>&1 | filecheck %s --check-prefix=XLA
+// RUN: jax-donate-opt %s --split-input-file -p 'jax-plan-donation{fusion-safe=true}' 2>&1 | filecheck %s --check-prefix=FUSED
+// RUN: jax-donate-opt %s --split-input-file -p 'jax-plan-donation{fusion-safe=true}' | %roundtrip-jaxlib
 // The two options exclude each other.
-// RUN: not jax-donate-opt %s -p 'jax-use-donated-arguments{xla-fallback=true fusion-safe=true}' 2>&1 | filecheck %s --check-prefix=BOTH
+// RUN: not jax-donate-opt %s -p 'jax-plan-donation{xla-fallback=true fusion-safe=true}' 2>&1 | filecheck %s --check-prefix=BOTH
 // BOTH: xla-fallback keeps JAX's unsafe pairs, which a fusing backend (fusion-safe=true) would compute wrongly; choose one
 // BOTH-NOT: Traceback
 

@@ -1,7 +1,7 @@
 // Warnings for donors that cannot be reused: MLIR-style `file:line:col: warning:` on stderr,
 // with the argument's name and type, the reason, and the blocking op with its source line.
-// RUN: jax-donate-opt %s --split-input-file -p jax-use-donated-arguments 2>&1 >/dev/null | filecheck %s
-// RUN: jax-donate-opt %s --split-input-file -p 'jax-use-donated-arguments{keep-unpaired-donors=true}' 2>/dev/null | filecheck %s --check-prefix=KEEP
+// RUN: jax-donate-opt %s --split-input-file -p jax-plan-donation 2>&1 >/dev/null | filecheck %s
+// RUN: jax-donate-opt %s --split-input-file -p 'jax-plan-donation{keep-unpaired-donors=true}' 2>/dev/null | filecheck %s --check-prefix=KEEP
 
 // A donor returned (through a reshape) must keep its value: it hosts nothing else.
 // CHECK: warning: donated argument 'params' (%arg0: tensor<4xf32>) is not reused: it is returned as result 0, so its value must survive

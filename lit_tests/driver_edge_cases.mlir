@@ -1,10 +1,10 @@
 // Edge cases of the drivers' reading and printing (docs/reliability.md, findings F3-F7).
 
 // F3: declarations keep their argument and result attributes, printed as MLIR prints them
-// (unnamed arguments), by jax-donate-opt and plain xdsl-opt alike, and read back by both the
-// driver and jaxlib.
-// RUN: jax-donate-opt %s -p jax-use-donated-arguments | filecheck %s
-// RUN: xdsl-opt %s -p jax-use-donated-arguments | filecheck %s
+// (unnamed arguments), by jax-donate-opt and plain xdsl-opt (`-f jax -t jax`) alike, and read
+// back by both the driver and jaxlib.
+// RUN: jax-donate-opt %s -p jax-plan-donation | filecheck %s
+// RUN: xdsl-opt -f jax -t jax %s -p jax-plan-donation | filecheck %s
 // RUN: jax-donate-opt %s | jax-donate-opt | filecheck %s
 // RUN: jax-donate-opt %s | %roundtrip-jaxlib | filecheck %s --check-prefix=JAXLIB
 
@@ -24,14 +24,14 @@ func.func public @main(%arg0: tensor<4xf32> {jax.buffer_donor = true}, %arg1: te
 }
 
 // F7: an input without operations (comments, blank lines) is an empty module, exit 0.
-// RUN: echo "// nothing here" | jax-donate-opt -p jax-use-donated-arguments | filecheck %s --check-prefix=EMPTY
+// RUN: echo "// nothing here" | jax-donate-opt -p jax-plan-donation | filecheck %s --check-prefix=EMPTY
 // RUN: echo "" | jax-donate-opt | %roundtrip-jaxlib | filecheck %s --check-prefix=EMPTY-JAXLIB
 // EMPTY:      builtin.module {
 // EMPTY-NEXT: }
 // EMPTY-JAXLIB: module {
 
 // F4: diagnostics name the input, or <stdin>, where the IR has no location.
-// RUN: echo 'func.func @f(%a: tensor<4xf32> {jax.buffer_donor = 1 : i32}) -> tensor<4xf32> { func.return %a : tensor<4xf32> }' | not jax-donate-opt -p jax-use-donated-arguments 2>&1 | filecheck %s --check-prefix=STDIN
+// RUN: echo 'func.func @f(%a: tensor<4xf32> {jax.buffer_donor = 1 : i32}) -> tensor<4xf32> { func.return %a : tensor<4xf32> }' | not jax-donate-opt -p jax-plan-donation 2>&1 | filecheck %s --check-prefix=STDIN
 // STDIN: <stdin>: error: argument %arg0: 'jax.buffer_donor' must be a boolean (true or false), got 1
 // RUN: echo 'func.func @f(%a: tensor<4xf3) { func.return }' | not jax-donate-opt 2>&1 | filecheck %s --check-prefix=STDIN-PARSE
 // STDIN-PARSE:      <stdin>:1:27: error: Expected shape type.

@@ -1,6 +1,6 @@
 // F7: --split-input-file reports every malformed chunk (as mlir-opt does), prints the good
 // ones, and fails at the end; parse errors are located at their line in this file.
-// RUN: not jax-donate-opt %s --split-input-file -p jax-use-donated-arguments 2>%t.err | filecheck %s
+// RUN: not jax-donate-opt %s --split-input-file -p jax-plan-donation 2>%t.err | filecheck %s
 // RUN: filecheck %s --check-prefix=ERR < %t.err
 
 // CHECK-LABEL: func.func public @good

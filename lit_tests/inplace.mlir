@@ -1,6 +1,6 @@
 // In-place capability when the producer of a result itself reads the donor.
-// RUN: jax-donate-opt %s --split-input-file -p jax-use-donated-arguments 2>&1 | filecheck %s
-// RUN: jax-donate-opt %s --split-input-file -p jax-use-donated-arguments | %roundtrip-jaxlib | filecheck %s --check-prefix=JAXLIB
+// RUN: jax-donate-opt %s --split-input-file -p jax-plan-donation 2>&1 | filecheck %s
+// RUN: jax-donate-opt %s --split-input-file -p jax-plan-donation | %roundtrip-jaxlib | filecheck %s --check-prefix=JAXLIB
 
 // Elementwise op of equal type: writes into its operand.
 // CHECK-LABEL: func.func public @elementwise

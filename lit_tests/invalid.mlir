@@ -1,6 +1,6 @@
 // Malformed donation attributes and unsupported functions are errors anchored on the op.
-// RUN: jax-donate-opt %s --split-input-file --verify-diagnostics -p jax-use-donated-arguments | filecheck %s
-// RUN: not jax-donate-opt %s -p jax-use-donated-arguments 2>&1 | filecheck %s --check-prefix=EXIT
+// RUN: jax-donate-opt %s --split-input-file --verify-diagnostics -p jax-plan-donation | filecheck %s
+// RUN: not jax-donate-opt %s -p jax-plan-donation 2>&1 | filecheck %s --check-prefix=EXIT
 
 // EXIT: {{.*}}invalid.mlir: error: argument %arg0: 'jax.buffer_donor' must be a boolean (true or false), got 3
 // EXIT-NOT: Traceback
@@ -60,12 +60,15 @@ func.func public @multi_block(%a: tensor<4xf32> {jax.buffer_donor = true}) -> te
 
 // -----
 
-// RUN: not jax-donate-opt %s -p 'jax-use-donated-arguments{mode=inplace}' 2>&1 | filecheck %s --check-prefix=MODE
-// MODE: error: jax-use-donated-arguments: unknown mode 'inplace'; expected one of alias, materialize
-// RUN: not jax-donate-opt %s -p 'jax-use-donated-arguments{no-such-option=true}' 2>&1 | filecheck %s --check-prefix=OPTION
+// RUN: not jax-donate-opt %s -p 'jax-plan-donation{mode=inplace}' 2>&1 | filecheck %s --check-prefix=MODE
+// MODE: error: jax-plan-donation: unknown mode 'inplace'; expected one of alias, materialize
+// RUN: not jax-donate-opt %s -p 'jax-plan-donation{no-such-option=true}' 2>&1 | filecheck %s --check-prefix=OPTION
 // OPTION: jax-donate-opt: error:
-// OPTION-SAME: Provided arguments ["no_such_option"] not found
+// OPTION-SAME: jax-plan-donation: unknown option 'no-such-option'; options: mode, keep-unpaired-donors, keep-existing-aliases, strict, remove-matched-outputs, xla-fallback, fusion-safe
 // OPTION-NOT: Traceback
+// A value that is no boolean is refused, the option named in kebab-case.
+// RUN: not jax-donate-opt %s -p 'jax-plan-donation{keep_unpaired_donors=yes}' 2>&1 | filecheck %s --check-prefix=BOOL
+// BOOL: jax-donate-opt: error: jax-plan-donation: option 'keep-unpaired-donors' takes true or false (a bare 'keep-unpaired-donors' means true), got yes
 func.func public @bad_mode(%a: tensor<4xf32> {jax.buffer_donor = true}) -> tensor<4xf32> {
   func.return %a : tensor<4xf32>
 }

@@ -8,12 +8,12 @@
 // defined after their use, private callees (relu, _where, nan_to_num), and the hex-float
 // constants -inf (0xFF800000) and +inf (0x7F800000) that xDSL's own parser turns into 4.28e+09.
 //
-// RUN: jax-donate-opt %s -p jax-use-donated-arguments 2>/dev/null | filecheck %s
-// RUN: jax-donate-opt %s -p jax-use-donated-arguments 2>&1 >/dev/null | filecheck %s --check-prefix=WARN
-// RUN: jax-donate-opt %s -p jax-use-donated-arguments --print-debuginfo 2>/dev/null | %roundtrip-jaxlib | filecheck %s --check-prefix=JAXLIB
+// RUN: jax-donate-opt %s -p jax-plan-donation 2>/dev/null | filecheck %s
+// RUN: jax-donate-opt %s -p jax-plan-donation 2>&1 >/dev/null | filecheck %s --check-prefix=WARN
+// RUN: jax-donate-opt %s -p jax-plan-donation --print-debuginfo 2>/dev/null | %roundtrip-jaxlib | filecheck %s --check-prefix=JAXLIB
 // RUN: jax-donate-opt %s --print-op-generic --print-debuginfo | %roundtrip-jaxlib --generic | filecheck %s --check-prefix=IDENTITY
-// RUN: jax-donate-opt %s -p 'jax-use-donated-arguments{mode=materialize}' 2>&1 | filecheck %s --check-prefix=PROGRAM
-// RUN: jax-donate-opt %s -p jax-use-donated-arguments --donation-report 2>&1 >/dev/null | filecheck %s --check-prefix=REPORT
+// RUN: jax-donate-opt %s -p 'jax-plan-donation{mode=materialize}' 2>&1 | filecheck %s --check-prefix=PROGRAM
+// RUN: jax-donate-opt %s -p jax-plan-donation --donation-report 2>&1 >/dev/null | filecheck %s --check-prefix=REPORT
 // RUN: jax-donate-opt %s --print-op-generic --print-debuginfo | jax-donate-opt --print-debuginfo | filecheck %s --check-prefix=RANGE
 
 // The non-finite constants survive exactly (never as 4.28657869e+09).

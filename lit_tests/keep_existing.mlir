@@ -1,6 +1,6 @@
 // keep-existing-aliases=true keeps the input's tf.aliasing_output pairs and only checks them;
 // jax-verify-donation checks them without changing anything.
-// RUN: jax-donate-opt %s --split-input-file --verify-diagnostics -p 'jax-use-donated-arguments{keep-existing-aliases=true}' 2>/dev/null | filecheck %s
+// RUN: jax-donate-opt %s --split-input-file --verify-diagnostics -p 'jax-plan-donation{keep-existing-aliases=true}' 2>/dev/null | filecheck %s
 // RUN: jax-donate-opt %s --split-input-file --verify-diagnostics -p jax-verify-donation 2>/dev/null | filecheck %s --check-prefix=VERIFY
 
 // A safe pair is kept as given, even where the planner alone might choose another equally

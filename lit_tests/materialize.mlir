@@ -1,10 +1,10 @@
 // mode=materialize: destination-passing output for bufferization pipelines (program order),
 // in the shape of xDSL's upstream pass: one materialize_in_destination per reused donor,
 // right before the return, in result order.
-// RUN: jax-donate-opt %s --split-input-file -p 'jax-use-donated-arguments{mode=materialize}' 2>/dev/null | filecheck %s
-// RUN: jax-donate-opt %s --split-input-file -p 'jax-use-donated-arguments{mode=materialize remove-matched-outputs=true}' --verify-diagnostics 2>/dev/null | filecheck %s --check-prefix=REMOVE
-// RUN: jax-donate-opt %s --split-input-file -p 'jax-use-donated-arguments{mode=materialize keep-unpaired-donors=true}' 2>/dev/null | filecheck %s --check-prefix=KEEP
-// RUN: jax-donate-opt %s --split-input-file -p 'jax-use-donated-arguments{mode=materialize},jax-use-donated-arguments{mode=materialize}' 2>/dev/null | filecheck %s --check-prefix=TWICE
+// RUN: jax-donate-opt %s --split-input-file -p 'jax-plan-donation{mode=materialize}' 2>/dev/null | filecheck %s
+// RUN: jax-donate-opt %s --split-input-file -p 'jax-plan-donation{mode=materialize remove-matched-outputs=true}' --verify-diagnostics 2>/dev/null | filecheck %s --check-prefix=REMOVE
+// RUN: jax-donate-opt %s --split-input-file -p 'jax-plan-donation{mode=materialize keep-unpaired-donors=true}' 2>/dev/null | filecheck %s --check-prefix=KEEP
+// RUN: jax-donate-opt %s --split-input-file -p 'jax-plan-donation{mode=materialize},jax-plan-donation{mode=materialize}' 2>/dev/null | filecheck %s --check-prefix=TWICE
 
 // CHECK-LABEL: func.func public @swap
 // CHECK-SAME:    (%[[A:.*]]: tensor<4xf32> {bufferization.writable = true}, %[[B:.*]]: tensor<4xf32> {bufferization.writable = true}, %[[C:.*]]: tensor<4xf32> {bufferization.writable = false})

@@ -1,6 +1,6 @@
 // Dataflow ordering (mode=alias, XLA) versus program ordering (mode=materialize, block order).
-// RUN: jax-donate-opt %s --split-input-file -p jax-use-donated-arguments 2>&1 | filecheck %s --check-prefix=DATAFLOW
-// RUN: jax-donate-opt %s --split-input-file -p 'jax-use-donated-arguments{mode=materialize}' 2>&1 | filecheck %s --check-prefix=PROGRAM
+// RUN: jax-donate-opt %s --split-input-file -p jax-plan-donation 2>&1 | filecheck %s --check-prefix=DATAFLOW
+// RUN: jax-donate-opt %s --split-input-file -p 'jax-plan-donation{mode=materialize}' 2>&1 | filecheck %s --check-prefix=PROGRAM
 
 // %a is last read by the convert, which comes before the producer of result 0 in the block but
 // is not one of its data-dependence ancestors: XLA may run the negate first, so under

@@ -1,6 +1,6 @@
 // Which donor hosts which result (alias mode, XLA's dataflow ordering).
-// RUN: jax-donate-opt %s --split-input-file -p jax-use-donated-arguments 2>/dev/null | filecheck %s
-// RUN: jax-donate-opt %s --split-input-file -p jax-use-donated-arguments 2>&1 >/dev/null | filecheck %s --check-prefix=WARN
+// RUN: jax-donate-opt %s --split-input-file -p jax-plan-donation 2>/dev/null | filecheck %s
+// RUN: jax-donate-opt %s --split-input-file -p jax-plan-donation 2>&1 >/dev/null | filecheck %s --check-prefix=WARN
 
 // Simple donation: the buffer of %x hosts the only result.
 // CHECK-LABEL: func.func public @simple

@@ -1,6 +1,6 @@
 // Sharding, memory kind and layout must be identical for a donor to host a result.
-// RUN: jax-donate-opt %s --split-input-file -p jax-use-donated-arguments 2>&1 | filecheck %s
-// RUN: jax-donate-opt %s --split-input-file -p jax-use-donated-arguments 2>/dev/null | %roundtrip-jaxlib | filecheck %s --check-prefix=JAXLIB
+// RUN: jax-donate-opt %s --split-input-file -p jax-plan-donation 2>&1 | filecheck %s
+// RUN: jax-donate-opt %s --split-input-file -p jax-plan-donation 2>/dev/null | %roundtrip-jaxlib | filecheck %s --check-prefix=JAXLIB
 
 // Same type, different GSPMD shardings: only the matching donor hosts the result, even
 // though JAX's pairing (first donor of the type) chose the other.

@@ -1,7 +1,10 @@
 // strict=true: a donor that cannot be reused is an error, not a warning.
-// RUN: jax-donate-opt %s --split-input-file --verify-diagnostics -p 'jax-use-donated-arguments{strict=true}' | filecheck %s
-// RUN: not jax-donate-opt %s -p 'jax-use-donated-arguments{strict=true}' 2>&1 | filecheck %s --check-prefix=EXIT
-// RUN: jax-donate-opt %s -p jax-use-donated-arguments 2>&1 | filecheck %s --check-prefix=LAX
+// RUN: jax-donate-opt %s --split-input-file --verify-diagnostics -p 'jax-plan-donation{strict=true}' | filecheck %s
+// RUN: not jax-donate-opt %s -p 'jax-plan-donation{strict=true}' 2>&1 | filecheck %s --check-prefix=EXIT
+// A bare boolean option means true, in both drivers:
+// RUN: not jax-donate-opt %s -p 'jax-plan-donation{strict}' 2>&1 | filecheck %s --check-prefix=EXIT
+// RUN: xdsl-opt -f jax %s --split-input-file --verify-diagnostics -p 'jax-plan-donation{strict}' | filecheck %s
+// RUN: jax-donate-opt %s -p jax-plan-donation 2>&1 | filecheck %s --check-prefix=LAX
 
 // CHECK: strict donation: 2 donated argument(s) of @main cannot be reused:
 // CHECK-NEXT: donated argument 'idx' (%arg1: tensor<i32>) is not reused: no result has type tensor<i32>

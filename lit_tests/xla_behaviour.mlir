@@ -2,8 +2,8 @@
 // carries at entry, one-trip loops are inlined, dead ops are removed, max(x, x) and
 // select(p, x, x) fold to x (also through a call), and ops that always overwrite an operand
 // make XLA copy an operand it may not write.
-// RUN: jax-donate-opt %s --split-input-file -p jax-use-donated-arguments 2>&1 | filecheck %s
-// RUN: jax-donate-opt %s --split-input-file -p jax-use-donated-arguments | %roundtrip-jaxlib | filecheck %s --check-prefix=JAXLIB
+// RUN: jax-donate-opt %s --split-input-file -p jax-plan-donation 2>&1 | filecheck %s
+// RUN: jax-donate-opt %s --split-input-file -p jax-plan-donation | %roundtrip-jaxlib | filecheck %s --check-prefix=JAXLIB
 
 // A donor passed to two carries of a three-trip loop hosts the carry it starts (JAX's pair):
 // the loop copies the other carry at entry.

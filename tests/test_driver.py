@@ -36,7 +36,7 @@ def run(tmp_path: Path, text: str, *args: str) -> tuple[int, str]:
 
 def test_rewrites_and_prints_warnings_and_report(tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = run(tmp_path, SWAP, "-p", "jax-use-donated-arguments", "--donation-report")
+    code, out = run(tmp_path, SWAP, "-p", "jax-plan-donation", "--donation-report")
     err = capsys.readouterr().err
     assert code == 0
     assert "%a: tensor<4xf32> {tf.aliasing_output = 1 : i32}" in out
@@ -57,11 +57,11 @@ def test_rewrites_and_prints_warnings_and_report(tmp_path: Path,
     ("text", "args", "message"),
     [
         (SWAP.replace("jax.buffer_donor = true", "jax.buffer_donor = 2 : i32"),
-         ["-p", "jax-use-donated-arguments"],
+         ["-p", "jax-plan-donation"],
          "'jax.buffer_donor' must be a boolean (true or false), got 2"),
-        (SWAP, ["-p", "jax-use-donated-arguments{strict=true}"], "strict donation"),
-        (SWAP, ["-p", "jax-use-donated-arguments{mode=wrong}"], "unknown mode 'wrong'"),
-        (SWAP, ["-p", "jax-use-donated-arguments{nope=1}"], "not found in expected arguments"),
+        (SWAP, ["-p", "jax-plan-donation{strict=true}"], "strict donation"),
+        (SWAP, ["-p", "jax-plan-donation{mode=wrong}"], "unknown mode 'wrong'"),
+        (SWAP, ["-p", "jax-plan-donation{nope=1}"], "unknown option 'nope'; options: mode, "),
         (SWAP, ["-p", "no-such-pass"], "no-such-pass"),
         ("func.func @f( {", [], "error"),
         (SWAP.replace("stablehlo.multiply", "mystery.multiply"), [], "is not registered"),
@@ -86,7 +86,7 @@ def test_verify_diagnostics_prints_our_errors_and_exits_zero(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = SWAP.replace('tf.aliasing_output = 1 : i32} loc("b")',
                        'tf.aliasing_output = 0 : i32} loc("b")')
-    code, _ = run(tmp_path, bad, "-p", "jax-use-donated-arguments", "--verify-diagnostics")
+    code, _ = run(tmp_path, bad, "-p", "jax-plan-donation", "--verify-diagnostics")
     out = capsys.readouterr().out
     assert code == 0
     assert "arguments 'a' (%arg0) and 'b' (%arg1) of @main both alias result 0" in out
@@ -100,7 +100,7 @@ def test_hex_floats_pass_through_unchanged(tmp_path: Path) -> None:
       return %0 : tensor<4xf32>
     }
     """
-    code, out = run(tmp_path, text, "-p", "jax-use-donated-arguments")
+    code, out = run(tmp_path, text, "-p", "jax-plan-donation")
     assert code == 0
     assert "dense<0xFF800000> : tensor<4xf32>" in out
     assert "e+09" not in out
@@ -108,7 +108,7 @@ def test_hex_floats_pass_through_unchanged(tmp_path: Path) -> None:
 
 def test_example_train_step(capsys: pytest.CaptureFixture[str]) -> None:
     """The README's main command on the bundled JAX train step."""
-    assert main([str(EXAMPLE), "-p", "jax-use-donated-arguments", "--donation-report"]) == 0
+    assert main([str(EXAMPLE), "-p", "jax-plan-donation", "--donation-report"]) == 0
     captured = capsys.readouterr()
     assert "func.func public @main" in captured.out
     assert "tf.aliasing_output" in captured.out
@@ -127,7 +127,7 @@ def test_console_script_has_no_traceback(tmp_path: Path) -> None:
     src.write_text(SWAP.replace("tf.aliasing_output = 1 : i32", "tf.aliasing_output = 7 : i32"))
     exe = Path(sys.executable).with_name("jax-donate-opt")
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "jax_use_donated.driver"]
-    proc = subprocess.run([*cmd, str(src), "-p", "jax-use-donated-arguments"],
+    proc = subprocess.run([*cmd, str(src), "-p", "jax-plan-donation"],
                           capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 1
     assert "'tf.aliasing_output = 7' is out of range" in proc.stderr
@@ -140,37 +140,45 @@ def _xdsl_opt() -> list[str]:
 
 
 def test_xdsl_opt_prints_donation_warnings_mlir_style(tmp_path: Path) -> None:
-    """Plain ``xdsl-opt`` prints our warnings as ``jax-donate-opt`` does (located at the input
-    where the IR has no location), not as Python ``DonationWarning`` lines."""
+    """Plain ``xdsl-opt -f jax`` prints our warnings as ``jax-donate-opt`` does (located at the
+    input where the IR has no location), not as Python ``DonationWarning`` lines; after xDSL's
+    ``mlir`` frontend, which records no input name, they name the tool."""
     src = tmp_path / "swap.mlir"
     src.write_text(SWAP)
-    proc = subprocess.run([*_xdsl_opt(), str(src), "-p", "jax-use-donated-arguments"],
+    warning = ("warning: donated argument 'unused' (%arg2: tensor<8xf32>) is not reused: no "
+               "result has type tensor<8xf32>; it is never read\n")
+    proc = subprocess.run([*_xdsl_opt(), "-f", "jax", str(src), "-p", "jax-plan-donation"],
                           capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr == (f"{src}: warning: donated argument 'unused' (%arg2: tensor<8xf32>) "
-                           "is not reused: no result has type tensor<8xf32>; it is never read\n")
+    assert proc.stderr == f"{src}: {warning}"
     assert "%a: tensor<4xf32> {tf.aliasing_output = 1 : i32}" in proc.stdout
-    piped = subprocess.run([*_xdsl_opt(), "-p", "jax-use-donated-arguments"], input=SWAP,
+    piped = subprocess.run([*_xdsl_opt(), "-f", "jax", "-p", "jax-plan-donation"], input=SWAP,
                            capture_output=True, text=True, timeout=120, check=False)
-    assert piped.stderr.startswith("<stdin>: warning: donated argument 'unused'"), piped.stderr
+    assert piped.stderr == f"stdin: {warning}", piped.stderr
+    plain = subprocess.run([*_xdsl_opt(), str(src), "-p", "jax-plan-donation"],
+                           capture_output=True, text=True, timeout=120, check=False)
+    assert plain.returncode == 0 and plain.stderr == f"xdsl-opt: {warning}", plain.stderr
 
 
 def test_library_users_keep_python_warnings() -> None:
     """Outside ``xdsl-opt`` (here: pytest, and any importer of the universe), the pass reports
-    through :mod:`warnings` as :class:`DonationWarning`; xDSL's driver class is untouched."""
+    through :mod:`warnings` as :class:`DonationWarning`; xDSL's driver and lexer are untouched."""
     import warnings
 
     from xdsl.context import Context
     from xdsl.dialects.builtin import Builtin
     from xdsl.dialects.func import Func
+    from xdsl.utils.mlir_lexer import MLIRLexer
     from xdsl.xdsl_opt_main import xDSLOptMain
 
     from jax_use_donated.diagnostics import DonationWarning
-    from jax_use_donated.ir_text import parse_module
-    from jax_use_donated.transforms.use_donated_arguments import JaxUseDonatedArguments
-    from jax_use_donated.universe import available_dialects  # installs the overrides
+    from jax_use_donated.ir_text import _JaxLexer, parse_module  # pyright: ignore[reportPrivateUsage]
+    from jax_use_donated.transforms.plan_donation import JaxPlanDonation
+    from jax_use_donated.universe import available_dialects
 
-    assert not getattr(xDSLOptMain.apply_passes, "_prints_donation_diagnostics", False)
+    assert xDSLOptMain.apply_passes.__module__ == "xdsl.xdsl_opt_main"
+    ours = _JaxLexer._unescaped_characters_regex  # pyright: ignore[reportPrivateUsage]
+    assert MLIRLexer._unescaped_characters_regex is not ours  # pyright: ignore[reportPrivateUsage]
     ctx = Context(allow_unregistered=True)
     for name, factory in available_dialects().items():
         ctx.register_dialect(name, factory)
@@ -179,14 +187,18 @@ def test_library_users_keep_python_warnings() -> None:
     module = parse_module(ctx, SWAP)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        JaxUseDonatedArguments().apply(ctx, module)
+        JaxPlanDonation().apply(ctx, module)
     ours = [w for w in caught if issubclass(w.category, DonationWarning)]
     assert len(ours) == 1 and "donated argument 'unused'" in str(ours[0].message)
 
 
 @pytest.mark.parametrize(("pipeline", "message"), [
-    ("jax-use-donated-arguments{", "Expected argument name here"),  # was a traceback
-    ("jax-use-donated-arguments{nope=1}", 'Provided arguments ["nope"] not found'),
+    ("jax-plan-donation{", "Expected argument name here"),  # was a traceback
+    ("jax-plan-donation{nope=1}", "jax-plan-donation: unknown option 'nope'; options: mode, "
+                                  "keep-unpaired-donors, keep-existing-aliases, strict, "),
+    ("jax-plan-donation{strict=1}", "option 'strict' takes true or false"),
+    ("jax-plan-donation{mode=inplace}", "unknown mode 'inplace'; expected one of alias, "
+                                        "materialize"),
     ("no-such-pass", "Unrecognized passes: ['no-such-pass']"),
 ])
 def test_bad_pipelines_are_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str],
@@ -204,7 +216,118 @@ def test_any_file_extension_is_mlir_text(tmp_path: Path, capsys: pytest.CaptureF
     """As ``mlir-opt``: ``model.txt`` is MLIR text (xDSL: ``ValueError``, exit 2)."""
     src = tmp_path / "model.txt"
     src.write_text(SWAP)
-    assert main([str(src), "-p", "jax-use-donated-arguments"]) == 0
+    assert main([str(src), "-p", "jax-plan-donation"]) == 0
     captured = capsys.readouterr()
     assert "%a: tensor<4xf32> {tf.aliasing_output = 1 : i32}" in captured.out
     assert f"{src}: warning: donated argument 'unused'" in captured.err
+
+
+# ------------------------------------------------------------------- the driver's surface
+
+
+def test_version_names_every_component(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    assert main(["--version"]) == 0
+    out = capsys.readouterr().out
+    assert out == (f"jax-donate-opt (jax-use-donated {version('jax-use-donated')}): "
+                   f"jax {version('jax')}, jaxlib {version('jaxlib')}, "
+                   f"xdsl {version('xdsl')}\n")
+
+
+def test_help_lists_our_passes_first_with_their_options(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``--help`` names our passes, each option with its default and meaning, and no longer
+    the ~100 names of xDSL's passes (``--help-passes`` lists those, after ours)."""
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    ours = out[out.index("jax-use-donated passes"):]
+    for line in ("  jax-plan-donation: Reuse donated argument buffers for results, only after "
+                 "their last read.",
+                 "    strict=false", "    mode=alias", "    keep-unpaired-donors=false",
+                 "  jax-verify-donation: ", "    ordering=dataflow",
+                 "  jax-reuse-donated-destinations: ", "    temporaries=true"):
+        assert line in ours, line
+    assert "canonicalize" not in out and "jax-use-donated-arguments" not in out
+
+    assert main(["--help-passes"]) == 0
+    listing = capsys.readouterr().out
+    assert listing.startswith("jax-use-donated passes")
+    assert listing.index("    fusion-safe=false") < listing.index("xDSL passes (")
+    xdsl_part = listing[listing.index("xDSL passes ("):]
+    assert "canonicalize" in xdsl_part and "jax-use-donated-arguments" in xdsl_part
+    assert "jax-plan-donation" not in xdsl_part
+
+
+def test_upstream_pass_keeps_its_name_and_behaviour(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """``-p jax-use-donated-arguments`` is xDSL's pass: JAX's pairing materialized as given,
+    no warning, none of our options."""
+    code, out = run(tmp_path, SWAP, "-p", "jax-use-donated-arguments")
+    err = capsys.readouterr().err
+    assert code == 0 and err == ""
+    assert "bufferization.materialize_in_destination %0 in %a" in out
+    assert "tf.aliasing_output" not in out
+    code, _ = run(tmp_path, SWAP, "-p", "jax-use-donated-arguments{mode=alias}")
+    assert code == 1 and 'Provided arguments ["mode"] not found' in capsys.readouterr().err
+
+
+def test_mlir_frontend_and_target_are_xdsls(tmp_path: Path) -> None:
+    """``-f mlir -t mlir`` are xDSL's own reader and printer, bugs included (hex floats read
+    as integers); the default ``jax`` keeps the bits."""
+    text = ('"test.op"() {value = dense<0xFF800000> : tensor<2xf32>} : () -> ()\n')
+    code, ours = run(tmp_path, text)
+    assert code == 0 and "dense<0xFF800000> : tensor<2xf32>" in ours
+    code, xdsl = run(tmp_path, text, "-f", "mlir", "-t", "mlir")
+    assert code == 0 and "dense<4.28657869e+09> : tensor<2xf32>" in xdsl
+
+
+@pytest.mark.parametrize(("text", "args", "line"), [
+    (SWAP, ["--donation-report"],
+     "donation report: nothing to report: the pipeline has no donation pass "
+     "(jax-plan-donation, jax-verify-donation, jax-reuse-donated-destinations)\n"),
+    (SWAP, ["-p", "canonicalize", "--donation-report"],
+     "donation report: nothing to report: the pipeline has no donation pass "
+     "(jax-plan-donation, jax-verify-donation, jax-reuse-donated-destinations)\n"),
+    ("", ["-p", "jax-plan-donation", "--donation-report"],
+     "donation report for {input}: nothing to report: no function has donated arguments "
+     "(jax.buffer_donor or tf.aliasing_output)\n"),
+    (SWAP.replace("{jax.buffer_donor = true}", "").replace(
+        "{tf.aliasing_output = 0 : i32}", "").replace("{tf.aliasing_output = 1 : i32}", ""),
+     ["-p", "jax-verify-donation", "--donation-report"],
+     "donation report for {input}: nothing to report: no function has donated arguments "
+     "(jax.buffer_donor or tf.aliasing_output)\n"),
+])
+def test_donation_report_says_when_there_is_nothing_to_report(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, args: list[str],
+        line: str) -> None:
+    code, out = run(tmp_path, text, *args)
+    err = capsys.readouterr().err
+    assert code == 0 and "builtin.module" in out
+    assert err == line.format(input=tmp_path / "input.mlir")
+
+
+def test_donation_report_stays_quiet_when_the_pass_fails(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An error is reported as the error, not as 'nothing to report'."""
+    code, _ = run(tmp_path, SWAP, "-p", "jax-plan-donation{strict}", "--donation-report")
+    err = capsys.readouterr().err
+    assert code == 1 and "strict donation" in err and "nothing to report" not in err
+
+
+def test_donation_report_covers_destination_reuse(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    linalg = """
+    func.func @chain(%a: tensor<4xf32> {jax.buffer_donor = true}, %b: tensor<4xf32>)
+        -> tensor<4xf32> {
+      %e = tensor.empty() : tensor<4xf32>
+      %r = linalg.add ins(%a, %b : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>)
+          -> tensor<4xf32>
+      func.return %r : tensor<4xf32>
+    }
+    """
+    code, out = run(tmp_path, linalg, "-p", "jax-reuse-donated-destinations",
+                    "--donation-report")
+    err = capsys.readouterr().err
+    assert code == 0 and "outs(%a : tensor<4xf32>)" in out
+    assert err.startswith("donation report for @chain (program ordering): 1/1 donors reused"), err

@@ -1,4 +1,4 @@
-"""Differential fuzzing of ``jax-donate-opt -p jax-use-donated-arguments`` with XLA as oracle.
+"""Differential fuzzing of ``jax-donate-opt -p jax-plan-donation`` with XLA as oracle.
 
 Random StableHLO modules (:mod:`tests.fuzz.stablehlo_modules`: random JAX programs lowered by
 JAX, with redrawn donation attributes, printed pretty or generic, with or without debug
@@ -99,7 +99,7 @@ def test_swap_in_every_configuration(config: Config, form: str) -> None:
 
 def test_swap_alias_output_is_the_liveness_pairing() -> None:
     case = _case(SWAP, [2, 3], ("alias:0", "alias:1"))
-    run = run_driver(["-p", "jax-use-donated-arguments"], case.text)
+    run = run_driver(["-p", "jax-plan-donation"], case.text)
     assert run.code == 0, run.stderr
     out = run_text(run.stdout, case.inputs())
     assert out.alias == {0: 1, 1: 0}
@@ -117,7 +117,7 @@ def test_console_script_matches_in_process_driver(tmp_path: Path, options: str) 
                  [4, 5, 0], ("alias:0", "alias:1"))
     src = tmp_path / "in.mlir"
     src.write_text(case.text)
-    pipeline = f"jax-use-donated-arguments{options}"
+    pipeline = f"jax-plan-donation{options}"
     proc = subprocess.run([JAX_DONATE_OPT, str(src), "-p", pipeline, "--print-op-generic"],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr

@@ -1,12 +1,14 @@
-"""The xDSL adapter and the ``jax-use-donated-arguments`` / ``jax-verify-donation`` passes."""
+"""The xDSL adapter and the ``jax-plan-donation`` / ``jax-verify-donation`` passes."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import pytest
 from xdsl.context import Context
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp
 from xdsl.dialects.func import FuncOp
-from xdsl.passes import PassPipeline
+from xdsl.passes import ModulePass, PassPipeline
 from xdsl.universe import Universe
 from xdsl.utils.exceptions import PassFailedException
 
@@ -15,8 +17,11 @@ from jax_use_donated.analysis.errors import DonationError
 from jax_use_donated.analysis.model import DonationKind, Placement, SourceLoc
 from jax_use_donated.diagnostics import collect_diagnostics
 from jax_use_donated.driver import JaxDonateOptMain
+from jax_use_donated.frontend import JaxFrontend, JaxTarget
 from jax_use_donated.ir_text import parse_module, print_module
-from jax_use_donated.transforms import JaxUseDonatedArguments, JaxVerifyDonation, record_plans
+from jax_use_donated.transforms import JaxPlanDonation, JaxVerifyDonation, record_plans
+from jax_use_donated.transforms.options import describe
+from jax_use_donated.transforms.reuse_donated_destinations import JaxReuseDonatedDestinations
 from jax_use_donated.universe import UNIVERSE
 
 
@@ -190,7 +195,7 @@ def test_source_loc_of_named_and_fused_locations(ctx: Context) -> None:
 def test_alias_mode_rewrites_jax_pairing_and_warns_nothing(ctx: Context) -> None:
     module = parse(ctx, SWAP)
     with collect_diagnostics() as sink, record_plans() as plans:
-        JaxUseDonatedArguments().apply(ctx, module)
+        JaxPlanDonation().apply(ctx, module)
     assert sink.diagnostics == []
     assert arg_attrs(main_func(module)) == [
         {"tf.aliasing_output": "1 : i32"},
@@ -211,7 +216,7 @@ def test_warnings_name_argument_reason_and_location(ctx: Context) -> None:
     }
     """)
     with collect_diagnostics() as sink:
-        JaxUseDonatedArguments(keep_unpaired_donors=True).apply(ctx, module)
+        JaxPlanDonation(keep_unpaired_donors=True).apply(ctx, module)
     (warning,) = sink.warnings()
     assert warning.loc == SourceLoc("f.py:5:9", "a")
     assert warning.format() == (
@@ -231,7 +236,7 @@ def test_materialize_mode_uses_program_order(ctx: Context) -> None:
     }
     """)
     with collect_diagnostics() as sink:
-        JaxUseDonatedArguments(mode="materialize").apply(ctx, module)
+        JaxPlanDonation(mode="materialize").apply(ctx, module)
     assert sink.diagnostics == []
     func = main_func(module)
     names = [op.name for op in func.body.block.ops]
@@ -256,7 +261,7 @@ def test_remove_matched_outputs_updates_callers(ctx: Context) -> None:
       func.return %0, %1 : tensor<4xf32>, tensor<4xi32>
     }
     """)
-    JaxUseDonatedArguments(mode="materialize", remove_matched_outputs=True).apply(ctx, module)
+    JaxPlanDonation(mode="materialize", remove_matched_outputs=True).apply(ctx, module)
     module.verify()
     callee = main_func(module, "callee")
     assert [str(t) for t in callee.function_type.outputs.data] == ["tensor<4xi32>"]
@@ -280,7 +285,7 @@ def test_remove_matched_outputs_refuses_a_caller_using_the_result(ctx: Context) 
     module = parse(ctx, src)
     before = print_module(module)
     with pytest.raises(PassFailedException, match="cannot remove result 0 of @callee"):
-        JaxUseDonatedArguments(mode="materialize", remove_matched_outputs=True).apply(ctx, module)
+        JaxPlanDonation(mode="materialize", remove_matched_outputs=True).apply(ctx, module)
     assert print_module(module) == before  # refused before changing anything
 
 
@@ -293,11 +298,11 @@ def test_strict_mode_turns_unpaired_donors_into_errors(ctx: Context) -> None:
     }
     """)
     with pytest.raises(PassFailedException, match=r"strict donation: 1 donated argument\(s\)"):
-        JaxUseDonatedArguments(strict=True).apply(ctx, module)
+        JaxPlanDonation(strict=True).apply(ctx, module)
 
 
 def test_keep_existing_aliases_and_verify_pass_refuse_unsafe_pairs(ctx: Context) -> None:
-    for pass_ in (JaxUseDonatedArguments(keep_existing_aliases=True), JaxVerifyDonation()):
+    for pass_ in (JaxPlanDonation(keep_existing_aliases=True), JaxVerifyDonation()):
         module = parse(ctx, SWAP)
         with pytest.raises(PassFailedException, match="aliases result 0, which is unsafe"):
             pass_.apply(ctx, module)
@@ -320,7 +325,7 @@ def test_malformed_attribute_error_is_anchored_on_the_function(ctx: Context) -> 
     }
     """)
     with pytest.raises(PassFailedException) as info:
-        JaxUseDonatedArguments().apply(ctx, module)
+        JaxPlanDonation().apply(ctx, module)
     assert "'jax.buffer_donor' must be a boolean" in str(info.value)
     assert getattr(info.value, "anchor", None) is main_func(module)
     notes = "\n".join(getattr(info.value, "__notes__", []))
@@ -328,36 +333,103 @@ def test_malformed_attribute_error_is_anchored_on_the_function(ctx: Context) -> 
 
 
 def test_unknown_mode_is_a_pass_failure(ctx: Context) -> None:
+    """Built in Python (no spec to check), the pass still refuses an unknown mode."""
     with pytest.raises(PassFailedException, match="unknown mode 'inplace'"):
-        JaxUseDonatedArguments(mode="inplace").apply(ctx, parse(ctx, SWAP))
+        JaxPlanDonation(mode="inplace").apply(  # pyright: ignore[reportArgumentType]
+            ctx, parse(ctx, SWAP))
 
 
 # ----------------------------------------------------------------------- registration
 
 
+def _parse_pipeline(spec: str) -> tuple[ModulePass, ...]:
+    return PassPipeline.parse_spec(dict(UNIVERSE.all_passes), spec).passes
+
+
 def test_hyphenated_options_parse() -> None:
-    passes = {"jax-use-donated-arguments": lambda: JaxUseDonatedArguments}
-    pipeline = PassPipeline.parse_spec(
-        passes,  # type: ignore[arg-type]
-        "jax-use-donated-arguments{mode=materialize remove-matched-outputs=true "
+    (p,) = _parse_pipeline(
+        "jax-plan-donation{mode=materialize remove-matched-outputs=true "
         "keep-unpaired-donors=true keep-existing-aliases=true strict=true}")
-    (p,) = pipeline.passes
-    assert p == JaxUseDonatedArguments("materialize", True, True, True, True)
+    assert p == JaxPlanDonation("materialize", True, True, True, True)
 
 
-def test_multiverse_resolves_the_pass_name_to_ours() -> None:
+@pytest.mark.parametrize(("spec", "expected"), [
+    ("jax-plan-donation{strict}", JaxPlanDonation(strict=True)),
+    ("jax-plan-donation{keep-unpaired-donors strict=false}",
+     JaxPlanDonation(keep_unpaired_donors=True)),
+    ("jax-plan-donation{keep_unpaired_donors mode=materialize}",  # snake_case still accepted
+     JaxPlanDonation(mode="materialize", keep_unpaired_donors=True)),
+    ("jax-verify-donation{ordering=program}", JaxVerifyDonation(ordering="program")),
+    ("jax-reuse-donated-destinations{strict temporaries=false}",
+     JaxReuseDonatedDestinations(strict=True, temporaries=False)),
+])
+def test_bare_boolean_options_mean_true(spec: str, expected: ModulePass) -> None:
+    assert _parse_pipeline(spec) == (expected,)
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("jax-plan-donation{nope=1}",
+     "jax-plan-donation: unknown option 'nope'; options: mode, keep-unpaired-donors, "
+     "keep-existing-aliases, strict, remove-matched-outputs, xla-fallback, fusion-safe"),
+    ("jax-plan-donation{keep_unpaired_donors=1}",
+     "jax-plan-donation: option 'keep-unpaired-donors' takes true or false (a bare "
+     "'keep-unpaired-donors' means true), got 1"),
+    ("jax-plan-donation{strict=true,false}",
+     "jax-plan-donation: option 'strict' takes true or false (a bare 'strict' means true), "
+     "got true,false"),
+    ("jax-plan-donation{mode}",
+     "jax-plan-donation: option 'mode' needs a value, one of alias, materialize"),
+    ("jax-verify-donation{ordering=block}",
+     "jax-verify-donation: unknown ordering 'block'; expected one of dataflow, program"),
+])
+def test_option_errors_speak_kebab_case(spec: str, message: str) -> None:
+    with pytest.raises(ValueError) as info:
+        _parse_pipeline(spec)
+    assert str(info.value) == message
+
+
+def test_help_lists_every_option_with_default_and_meaning() -> None:
+    text = describe(JaxPlanDonation)
+    lines = text.splitlines()
+    assert lines[0] == ("jax-plan-donation: Reuse donated argument buffers for results, "
+                        "only after their last read.")
+    keys = [line.split()[0] for line in lines[1:] if line.startswith("  ") and
+            not line.startswith("   ")]
+    assert keys == ["mode=alias", "keep-unpaired-donors=false", "keep-existing-aliases=false",
+                    "strict=false", "remove-matched-outputs=false", "xla-fallback=false",
+                    "fusion-safe=false"]
+    for field in dataclasses.fields(JaxPlanDonation):  # every option documented, none copied
+        doc = field.metadata["doc"]
+        assert doc and " ".join(doc.split()[:3]) in " ".join(text.split())
+
+
+def test_universe_only_adds_names() -> None:
+    """Our entry point brings new names only: xDSL's pass of the upstream name, and its
+    ``mlir`` frontend and target, resolve to xDSL's own classes."""
+    from xdsl.frontend.mlir import MLIRFrontend
+    from xdsl.targets.mlir import MLIRTarget
+    from xdsl.transforms.jax_use_donated_arguments import JaxUseDonatedArguments
+    from xdsl.universe import XDSL_UNIVERSE
+
     multiverse = Universe.get_multiverse()  # raises on duplicate names
-    assert multiverse.all_passes["jax-use-donated-arguments"]() is JaxUseDonatedArguments
+    assert multiverse.all_passes["jax-plan-donation"]() is JaxPlanDonation
     assert multiverse.all_passes["jax-verify-donation"]() is JaxVerifyDonation
-    assert "jax-use-donated-arguments" not in UNIVERSE.all_passes
+    assert multiverse.all_passes["jax-use-donated-arguments"]() is JaxUseDonatedArguments
+    assert multiverse.all_frontends["mlir"]() is MLIRFrontend
+    assert multiverse.all_targets["mlir"]() is MLIRTarget
+    assert multiverse.all_frontends["jax"]() is JaxFrontend
+    assert multiverse.all_targets["jax"]() is JaxTarget
+    for kind in ("all_passes", "all_frontends", "all_targets", "all_dialects"):
+        ours, upstream = getattr(UNIVERSE, kind), getattr(XDSL_UNIVERSE, kind)
+        assert not set(ours) & set(upstream), kind
     assert {"stablehlo", "chlo", "sdy"} <= set(multiverse.all_dialects)
 
 
 def test_rerunning_the_pass_is_stable(ctx: Context) -> None:
     module = parse(ctx, SWAP)
-    JaxUseDonatedArguments().apply(ctx, module)
+    JaxPlanDonation().apply(ctx, module)
     once = print_module(module)
-    JaxUseDonatedArguments().apply(ctx, module)
+    JaxPlanDonation().apply(ctx, module)
     assert print_module(module) == once
     attrs = main_func(module).arg_attrs
     assert attrs is not None

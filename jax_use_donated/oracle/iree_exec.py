@@ -3,7 +3,7 @@
 
 :func:`compare` runs one JAX program four ways: plain JAX (the reference), IREE on JAX's own
 StableHLO (greedy ``tf.aliasing_output``), IREE on the module after our
-``jax-use-donated-arguments`` pass (alias mode, XLA's data-dependence rule), and IREE after the
+``jax-plan-donation`` pass (alias mode, XLA's data-dependence rule), and IREE after the
 pass with ``fusion-safe=true`` (pairs that survive IREE's fusion, :mod:`..analysis.fusion`).
 """
 
@@ -17,7 +17,7 @@ import numpy as np
 from jax_use_donated.analysis.errors import ALIASING_OUTPUT
 from jax_use_donated.oracle.harness import apply_pass
 from jax_use_donated.oracle.reference import jax_reference, mismatched_results
-from jax_use_donated.transforms.use_donated_arguments import JaxUseDonatedArguments
+from jax_use_donated.transforms.plan_donation import JaxPlanDonation
 
 
 def run_iree(stablehlo_text: str, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -40,7 +40,7 @@ def ours(stablehlo_generic_text: str, fusion_safe: bool = False) -> str:
     """Our pass in alias mode over JAX's module (generic form in, generic form out); with
     ``fusion_safe`` the pass's ``fusion-safe=true`` option for backends like IREE."""
     rewritten, _ = apply_pass(stablehlo_generic_text,
-                              JaxUseDonatedArguments(mode="alias", fusion_safe=fusion_safe))
+                              JaxPlanDonation(mode="alias", fusion_safe=fusion_safe))
     return rewritten
 
 
@@ -49,7 +49,7 @@ class IreeComparison:
     name: str
     greedy_correct: bool
     ours_correct: bool
-    """Alias mode of ``jax-use-donated-arguments`` (pairs safe under XLA's rules)."""
+    """Alias mode of ``jax-plan-donation`` (pairs safe under XLA's rules)."""
     fusion_safe_correct: bool
     """Alias mode with ``fusion-safe=true``."""
     greedy_pairs: int = 0

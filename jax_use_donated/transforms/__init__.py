@@ -1,9 +1,10 @@
-"""xDSL passes: ``jax-use-donated-arguments`` (rewrite) and ``jax-verify-donation`` (check)."""
+"""xDSL passes: ``jax-plan-donation`` (rewrite), ``jax-verify-donation`` (check) and
+``jax-reuse-donated-destinations`` (destination passing)."""
 
-from jax_use_donated.transforms.use_donated_arguments import (
-    JaxUseDonatedArguments,
+from jax_use_donated.transforms.plan_donation import (
+    JaxPlanDonation,
     JaxVerifyDonation,
     record_plans,
 )
 
-__all__ = ["JaxUseDonatedArguments", "JaxVerifyDonation", "record_plans"]
+__all__ = ["JaxPlanDonation", "JaxVerifyDonation", "record_plans"]

@@ -2,7 +2,7 @@
 
 For linalg/tensor IR on tensors (JAX -> StableHLO -> ``stablehlo-legalize-to-linalg`` -> this
 pass -> ``eliminate-empty-tensors`` -> ``one-shot-bufferize``). A separate pass, not a mode of
-``jax-use-donated-arguments``: it works below StableHLO, on destinations rather than on results.
+``jax-plan-donation``: it works below StableHLO, on destinations rather than on results.
 
 A destination-passing op whose ``outs`` init is a ``tensor.empty`` of a donor's type writes into
 the donor instead once the donor is dead in block order (or read by that op only at the element
@@ -86,7 +86,8 @@ from jax_use_donated.analysis.model import (
 from jax_use_donated.analysis.plan import PairChecker, plan_donation
 from jax_use_donated.analysis.semantics import TENSOR_VIEW_OPS
 from jax_use_donated.diagnostics import Diagnostic, emit
-from jax_use_donated.transforms.use_donated_arguments import fail
+from jax_use_donated.transforms.options import KebabOptions, option
+from jax_use_donated.transforms.plan_donation import fail, record_plan
 
 WRITABLE = "bufferization.writable"
 
@@ -234,14 +235,17 @@ def block_model(block: Block, name: str, loop: Operation) -> FunctionModel:
 
 
 @dataclass(frozen=True)
-class JaxReuseDonatedDestinations(ModulePass):
-    """Write ``tensor.empty`` destinations into donated buffers after their last read (see the
-    module docstring for the rules and an example)."""
+class JaxReuseDonatedDestinations(KebabOptions, ModulePass):
+    """Write ``tensor.empty`` destinations into donated buffers after their last read.
+
+    See the module docstring for the rules and an example."""
 
     name = "jax-reuse-donated-destinations"
 
-    strict: bool = False
-    temporaries: bool = True
+    strict: bool = option(False, "a pair that cannot be realised, or a donor used by an op "
+                          "of unknown effects, is an error, not a warning")
+    temporaries: bool = option(True, "donors also host temporaries before their final "
+                               "result (false: result chains only)")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for func in list(functions_with_donors(op)):
@@ -249,6 +253,7 @@ class JaxReuseDonatedDestinations(ModulePass):
                 fn = build_function_model(func)
                 annotate(fn)
                 boundary = plan_donation(fn, ordering="program")
+                record_plan(fn, boundary)
             except DonationError as err:
                 anchor = err.anchor if isinstance(err.anchor, Operation) else func
                 raise fail(err.message, anchor, op) from None

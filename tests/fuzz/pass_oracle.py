@@ -49,7 +49,7 @@ class Config:
 
     @property
     def pipeline(self) -> str:
-        name = "jax-use-donated-arguments"
+        name = "jax-plan-donation"
         return f"{name}{{{self.options}}}" if self.options else name
 
 

@@ -1,4 +1,4 @@
-"""The ``jax-use-donated-arguments`` pass and its checking companion ``jax-verify-donation``.
+"""The ``jax-plan-donation`` pass and its checking companion ``jax-verify-donation``.
 
 Both build the IR-neutral model of every ``func.func`` with donated arguments
 (:mod:`jax_use_donated.adapters.xdsl_ir`) and ask the shared core
@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from xdsl.context import Context
 from xdsl.dialects.bufferization import MaterializeInDestinationOp
@@ -42,9 +43,11 @@ from jax_use_donated.analysis.plan import plan_donation as core_plan_donation
 from jax_use_donated.analysis.xla_fallback import XlaFallback, xla_fallback
 from jax_use_donated.diagnostics import Diagnostic, emit
 from jax_use_donated.gc_pause import gc_paused
+from jax_use_donated.transforms.options import KebabOptions, option
 
 WRITABLE = "bufferization.writable"
-MODES = ("alias", "materialize")
+Mode = Literal["alias", "materialize"]
+MODES: tuple[Mode, ...] = get_args(Mode)
 
 _PLAN_SINK: ContextVar[list[tuple[FunctionModel, DonationPlan]] | None] = ContextVar(
     "jax_use_donated_plans", default=None
@@ -61,6 +64,13 @@ def record_plans() -> Iterator[list[tuple[FunctionModel, DonationPlan]]]:
         yield plans
     finally:
         _PLAN_SINK.reset(token)
+
+
+def record_plan(fn: FunctionModel, plan: DonationPlan) -> None:
+    """Hand ``(fn, plan)`` to the innermost :func:`record_plans` block, if any."""
+    plans = _PLAN_SINK.get()
+    if plans is not None:
+        plans.append((fn, plan))
 
 
 def fail(message: str, anchor: Operation, module: Operation) -> PassFailedException:
@@ -103,10 +113,11 @@ def _arg_attr_dicts(func: FuncOp) -> list[dict[str, Attribute]]:
 
 
 @dataclass(frozen=True)
-class JaxUseDonatedArguments(ModulePass):
+class JaxPlanDonation(KebabOptions, ModulePass):
     """Reuse donated argument buffers for results, only after their last read.
 
-    Options (``-p 'jax-use-donated-arguments{mode=materialize remove-matched-outputs=true}'``):
+    Options (``-p 'jax-plan-donation{mode=materialize remove-matched-outputs}'``; a bare
+    boolean option means ``true``):
 
     * ``mode=alias`` (default, for XLA; pairs are safe under XLA's data-dependence ordering):
       write ``tf.aliasing_output = k : i32`` on the chosen donors and remove stale
@@ -147,15 +158,23 @@ class JaxUseDonatedArguments(ModulePass):
       (:mod:`jax_use_donated.analysis.fusion`).
     """
 
-    name = "jax-use-donated-arguments"
+    name = "jax-plan-donation"
 
-    mode: str = "alias"
-    keep_unpaired_donors: bool = False
-    keep_existing_aliases: bool = False
-    strict: bool = False
-    remove_matched_outputs: bool = False
-    xla_fallback: bool = False
-    fusion_safe: bool = False
+    mode: Mode = option("alias", "alias: tf.aliasing_output for XLA (data-dependence order); "
+                        "materialize: bufferization.materialize_in_destination (block order)")
+    keep_unpaired_donors: bool = option(
+        False, "donors left unpaired keep jax.buffer_donor (alias) or stay writable "
+        "(materialize)")
+    keep_existing_aliases: bool = option(
+        False, "keep the input's tf.aliasing_output pairs and only check them")
+    strict: bool = option(False, "a donor that cannot be reused is an error, not a warning")
+    remove_matched_outputs: bool = option(
+        False, "materialize only: drop materialized results from the signature and its calls")
+    xla_fallback: bool = option(
+        False, "alias only: unpaired donors keep JAX's own (copying) pair, as the jit hook does")
+    fusion_safe: bool = option(
+        False, "alias only: pair only where a fusing backend that forces aliases in place "
+        "(IREE) stays correct")
 
     @property
     def ordering(self) -> Ordering:
@@ -316,16 +335,13 @@ def plan_function(func: FuncOp, module: ModuleOp, ordering: Ordering,
         plan = core_plan_donation(fn, ordering, keep_existing_aliases, fusion_safe)
     except DonationError as err:
         raise _from_donation_error(err, func, module) from None
-    plans = _PLAN_SINK.get()
-    if plans is not None:
-        plans.append((fn, plan))
+    record_plan(fn, plan)
     return fn, plan
 
 
 @dataclass(frozen=True)
-class JaxVerifyDonation(ModulePass):
-    """Check that the ``tf.aliasing_output`` pairs already in the module are safe; change
-    nothing.
+class JaxVerifyDonation(KebabOptions, ModulePass):
+    """Check that the module's ``tf.aliasing_output`` pairs are safe; change nothing.
 
     Fails (anchored on the reading op) when a pair overwrites a buffer that is still read, when
     the types or placements differ, or when the attributes are malformed. For instance::
@@ -341,7 +357,9 @@ class JaxVerifyDonation(ModulePass):
 
     name = "jax-verify-donation"
 
-    ordering: str = "dataflow"
+    ordering: Literal["dataflow", "program"] = option(
+        "dataflow", "dataflow: XLA's data-dependence order; program: block order "
+        "(after bufferization)")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.ordering not in ("dataflow", "program"):
@@ -364,8 +382,9 @@ def donated_block_args(func: FuncOp) -> list[BlockArgument]:
 
 
 __all__ = [
-    "JaxUseDonatedArguments",
+    "JaxPlanDonation",
     "JaxVerifyDonation",
     "plan_function",
+    "record_plan",
     "record_plans",
 ]
