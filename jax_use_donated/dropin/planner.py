@@ -321,7 +321,7 @@ def _unspecified_result_shardings(fn: FunctionModel) -> None:
     propagates; an alias makes XLA give it the donor's sharding. So such a result may host a
     donor of its type: compare it as if it had the sharding the donors of its type share
     (when they share one; donors of one type with several shardings leave it unspecified)."""
-    by_type: dict[str, set[object]] = {}
+    by_type: dict[str, set[str | None]] = {}
     for a in fn.donors:
         if a.tensor is not None:
             by_type.setdefault(a.type_text, set()).add(a.placement.sharding)
