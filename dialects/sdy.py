@@ -8,6 +8,7 @@ Attributes (printed exactly as MLIR prints them)::
     #sdy.op_sharding_rule<([i, j], [j, k])->([i, k]) {i=8, j=4, k=2} reduction={j}, custom>
     #sdy<manual_axes{"x"}>   #sdy<axis_ref_list{"x"}>   #sdy<list_of_axis_ref_lists[{}, {"x"}]>
     #sdy<all_to_all_param_list[{"x"}: 0->1]>
+    #sdy<axis_ref"x":(1)2>   #sdy<mesh_axis"x"=2>   #sdy<dimension_sharding{"x", ?}p1>   #sdy<tensor_mapping[i, jk]>
 
 Ops: every op of jaxlib's ``sdy`` dialect, with MLIR's custom formats, e.g.::
 
@@ -121,12 +122,25 @@ class InlineAttr(ParametrizedAttribute):
             self.print_inline(printer)
 
 
+class OpaqueInlineAttr(InlineAttr, OpaqueSyntaxAttribute):
+    """An :class:`InlineAttr` whose standalone form is MLIR's opaque ``#sdy<axis_ref"x":(1)2>``
+    (the mnemonic directly followed by the bare form), as jaxlib prints and parses it."""
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        return list(cls.parse_inline(parser).parameters)
+
+    def print_parameters(self, printer: Printer) -> None:
+        self.print_inline(printer)
+
+
 # ======================================================================================
 # Attributes
 # ======================================================================================
 @irdl_attr_definition
-class SubAxisInfoAttr(ParametrizedAttribute):
-    """``(pre_size)size``: the slice of a mesh axis a sub-axis covers."""
+class SubAxisInfoAttr(ParametrizedAttribute, OpaqueSyntaxAttribute):
+    """``(pre_size)size``: the slice of a mesh axis a sub-axis covers (standalone:
+    ``#sdy<sub_axis_info(1)2>``)."""
 
     name = "sdy.sub_axis_info"
 
@@ -145,8 +159,8 @@ class SubAxisInfoAttr(ParametrizedAttribute):
 
 
 @irdl_attr_definition
-class AxisRefAttr(InlineAttr):
-    """``"x"`` (a full mesh axis) or ``"x":(1)2`` (a sub-axis)."""
+class AxisRefAttr(OpaqueInlineAttr):
+    """``"x"`` (a full mesh axis) or ``"x":(1)2`` (a sub-axis); standalone ``#sdy<axis_ref"x">``."""
 
     name = "sdy.axis_ref"
 
@@ -193,10 +207,11 @@ def _print_axis_set(printer: Printer, axes: ArrayAttr[AxisRefAttr]) -> None:
 
 
 @irdl_attr_definition
-class DimensionShardingAttr(InlineAttr):
-    """``{"x", "y"}`` (closed), ``{"x", ?}`` (open: may be sharded further), ``{"x"}p1`` (priority)."""
+class DimensionShardingAttr(OpaqueInlineAttr):
+    """``{"x", "y"}`` (closed), ``{"x", ?}`` (open: may be sharded further), ``{"x"}p1`` (priority);
+    standalone ``#sdy<dimension_sharding{"x"}>``."""
 
-    name = "sdy.dim_sharding"
+    name = "sdy.dimension_sharding"
 
     axes: ArrayAttr[AxisRefAttr]
     is_closed: BoolAttr
@@ -253,8 +268,8 @@ class DimensionShardingAttr(InlineAttr):
 
 
 @irdl_attr_definition
-class MeshAxisAttr(InlineAttr):
-    """``"x"=4``."""
+class MeshAxisAttr(OpaqueInlineAttr):
+    """``"x"=4``; standalone ``#sdy<mesh_axis"x"=4>``."""
 
     name = "sdy.mesh_axis"
 
@@ -549,7 +564,7 @@ class ListOfAxisRefListsAttr(ParametrizedAttribute, OpaqueSyntaxAttribute):
 
 
 @irdl_attr_definition
-class AllToAllParamAttr(InlineAttr):
+class AllToAllParamAttr(OpaqueInlineAttr):
     """``{"x"}: 0->1``: move the axes from dimension 0 to dimension 1."""
 
     name = "sdy.all_to_all_param"
@@ -630,13 +645,40 @@ class DimMappingAttr(ParametrizedAttribute):
     factor_indices: ArrayAttr[IntAttr]
 
 
+def _parse_factor_string(parser: AttrParser) -> list[int]:
+    pos = parser.pos
+    text = parser.parse_identifier()
+    factors = parse_factor_symbols(text)
+    if factors is None:
+        parser.raise_error(f"'{text}' is not a sharding-rule factor name", pos, parser.pos)
+    return factors
+
+
 @irdl_attr_definition
-class TensorMappingAttr(ParametrizedAttribute):
-    """``[i, jk]``: the factor mapping of each dimension of one operand or result."""
+class TensorMappingAttr(ParametrizedAttribute, OpaqueSyntaxAttribute):
+    """``[i, jk]``: the factor mapping of each dimension of one operand or result (standalone:
+    ``#sdy<tensor_mapping[i, jk]>``)."""
 
     name = "sdy.tensor_mapping"
 
     dim_mappings: ArrayAttr[DimMappingAttr]
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        dims = parser.parse_comma_separated_list(
+            parser.Delimiter.SQUARE,
+            lambda: DimMappingAttr(ArrayAttr([IntAttr(f) for f in _parse_factor_string(parser)])),
+        )
+        return [ArrayAttr(dims)]
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_square_brackets():
+            printer.print_list(
+                self.dim_mappings.data,
+                lambda d: printer.print_string(
+                    "".join(factor_symbol(f.data) for f in d.factor_indices.data)
+                ),
+            )
 
 
 _SPECIAL_FACTORS = ("reduction", "need_replication", "permutation", "blocked_propagation")
@@ -660,19 +702,10 @@ class OpShardingRuleAttr(ParametrizedAttribute):
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         def factor_string() -> list[int]:
-            pos = parser.pos
-            text = parser.parse_identifier()
-            factors = parse_factor_symbols(text)
-            if factors is None:
-                parser.raise_error(f"'{text}' is not a sharding-rule factor name", pos, parser.pos)
-            return factors
+            return _parse_factor_string(parser)
 
         def tensor_mapping() -> TensorMappingAttr:
-            dims = parser.parse_comma_separated_list(
-                parser.Delimiter.SQUARE,
-                lambda: DimMappingAttr(ArrayAttr([IntAttr(f) for f in factor_string()])),
-            )
-            return TensorMappingAttr(ArrayAttr(dims))
+            return TensorMappingAttr.new(TensorMappingAttr.parse_parameters(parser))
 
         parser.parse_punctuation("<")
         operands = parser.parse_comma_separated_list(parser.Delimiter.PAREN, tensor_mapping)
@@ -719,13 +752,7 @@ class OpShardingRuleAttr(ParametrizedAttribute):
 
     def print_parameters(self, printer: Printer) -> None:
         def print_mapping(m: TensorMappingAttr) -> None:
-            with printer.in_square_brackets():
-                printer.print_list(
-                    m.dim_mappings.data,
-                    lambda d: printer.print_string(
-                        "".join(factor_symbol(f.data) for f in d.factor_indices.data)
-                    ),
-                )
+            m.print_parameters(printer)
 
         printer.print_string("<(")
         printer.print_list(self.operand_mappings.data, print_mapping)

@@ -415,3 +415,28 @@ def test_view_of_a_result_returned_again_is_a_copy() -> None:
     r = b.op("stablehlo.reshape", n, result_types=[tensor("2x2")])
     fn = b.ret(n, r)
     assert Liveness(fn).writers == [ProducedBy(0, 0), CopyAfter(1)]
+
+
+COLLECTIVES = ["stablehlo.all_reduce", "stablehlo.all_gather", "stablehlo.reduce_scatter",
+               "stablehlo.all_to_all", "stablehlo.collective_permute",
+               "stablehlo.collective_broadcast", "stablehlo.collective_reduce"]
+
+
+@pytest.mark.parametrize("name", COLLECTIVES)
+def test_a_collective_never_hosts_its_operand(name: str) -> None:
+    """Collectives (``collective_reduce`` included, new in jaxlib 0.12) are not in-place
+    capable and never dead code: a donor read only by one is not paired with its result."""
+    from jax_use_donated.analysis.semantics import NO_SEMANTICS, PURE_OPS, classify
+
+    b = FnBuilder()
+    a = b.arg(alias=0, name="a")
+    x = b.op(name, a, line=3)
+    fn = b.ret(x)
+    assert classify(fn.ops[0]) is NO_SEMANTICS
+    assert name not in PURE_OPS
+    plan = plan_donation(fn)
+    assert plan.pairs == {}
+    assert [v.reason for v in plan.verdicts] == [Reason.READ_AFTER_WRITE]
+    elementwise = FnBuilder()
+    elementwise.ret(elementwise.op("stablehlo.negate", elementwise.arg(alias=0, name="a")))
+    assert plan_donation(elementwise.ret()).pairs == {0: 0}  # the contrast: negate writes in place

@@ -5,8 +5,10 @@
     %t = stablehlo.after_all %a, %b : !stablehlo.token
     %0:2 = stablehlo.optimization_barrier %a, %b : tensor<f32>, tensor<f32>
 
-Collectives (``all_reduce``, ``all_gather``...) have no custom format: MLIR prints them
-generically with ``<{channel_handle = ..., replica_groups = ...}>`` properties.
+Collectives (``all_reduce``, ``all_gather``, ``collective_reduce``...) have no custom format:
+MLIR prints them generically with ``<{channel_handle = ..., replica_groups = ...}>``
+properties; ``replica_groups`` is a dense device-id table or, from JAX 0.11 on, a
+``#stablehlo.replica_group_mesh_axes`` (:mod:`.mesh`), whose mesh symbol must resolve.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     StringAttr,
     SymbolRefAttr,
+    TensorType,
     i32,
 )
 from xdsl.ir import Attribute, Operation
@@ -58,6 +61,7 @@ from jax_use_donated.dialects.stablehlo.base import (
     parse_operand_list,
     resolve,
 )
+from jax_use_donated.dialects.stablehlo.mesh import verify_mesh_symbol
 from jax_use_donated.dialects.stablehlo.traits import PairwiseSameOperandAndResultType
 from jax_use_donated.dialects.stablehlo.types import TokenType
 
@@ -68,17 +72,29 @@ def _op(name: str, cls_name: str, doc: str, body: dict[str, object]) -> type[Sta
 
 _RG = {"replica_groups": prop_def(Attribute), "channel_handle": opt_prop_def(Attribute)}
 
-AllReduceOp = _op("stablehlo.all_reduce", "AllReduceOp", "Generic-form ``stablehlo.all_reduce``.", {
+
+class _ReplicaGroupsOp(StableHLOOp):
+    """A collective whose ``replica_groups`` may name a mesh symbol (checked to resolve)."""
+
+    def verify_(self) -> None:
+        verify_mesh_symbol(self, self.properties.get("replica_groups"))
+
+
+def _rg_op(name: str, cls_name: str, doc: str, body: dict[str, object]) -> type[StableHLOOp]:
+    return define_op(_ReplicaGroupsOp, cls_name, name, doc, **body)
+
+
+AllReduceOp = _rg_op("stablehlo.all_reduce", "AllReduceOp", "Generic-form ``stablehlo.all_reduce``.", {
     "operands_": var_operand_def(AnyTensorType), **_RG, "use_global_device_ids": opt_prop_def(Attribute),
     "computation": region_def(), "res": var_result_def(AnyTensorType)})
-AllGatherOp = _op("stablehlo.all_gather", "AllGatherOp", "Generic-form ``stablehlo.all_gather``.", {
+AllGatherOp = _rg_op("stablehlo.all_gather", "AllGatherOp", "Generic-form ``stablehlo.all_gather``.", {
     "operands_": var_operand_def(AnyTensorType), "all_gather_dim": prop_def(Attribute), **_RG,
     "use_global_device_ids": opt_prop_def(Attribute), "res": var_result_def(AnyTensorType)})
-ReduceScatterOp = _op("stablehlo.reduce_scatter", "ReduceScatterOp", "Generic-form ``stablehlo.reduce_scatter``.", {
+ReduceScatterOp = _rg_op("stablehlo.reduce_scatter", "ReduceScatterOp", "Generic-form ``stablehlo.reduce_scatter``.", {
     "operand": operand_def(AnyTensorType), "scatter_dimension": prop_def(Attribute), **_RG,
     "use_global_device_ids": opt_prop_def(Attribute), "computation": region_def(),
     "res": result_def(AnyTensorType)})
-AllToAllOp = _op("stablehlo.all_to_all", "AllToAllOp", "Generic-form ``stablehlo.all_to_all``.", {
+AllToAllOp = _rg_op("stablehlo.all_to_all", "AllToAllOp", "Generic-form ``stablehlo.all_to_all``.", {
     "operands_": var_operand_def(AnyTensorType), "split_dimension": prop_def(Attribute),
     "concat_dimension": prop_def(Attribute), "split_count": prop_def(Attribute), **_RG,
     "res": var_result_def(AnyTensorType)})
@@ -86,9 +102,50 @@ CollectivePermuteOp = _op("stablehlo.collective_permute", "CollectivePermuteOp",
     "Generic-form ``stablehlo.collective_permute``.", {
     "operand": operand_def(AnyTensorType), "source_target_pairs": prop_def(Attribute),
     "channel_handle": opt_prop_def(Attribute), "res": result_def(AnyTensorType)})
-CollectiveBroadcastOp = _op("stablehlo.collective_broadcast", "CollectiveBroadcastOp",
+CollectiveBroadcastOp = _rg_op("stablehlo.collective_broadcast", "CollectiveBroadcastOp",
     "Generic-form ``stablehlo.collective_broadcast``.", {
     "operand": operand_def(AnyTensorType), **_RG, "res": result_def(AnyTensorType)})
+
+
+@irdl_op_definition
+class CollectiveReduceOp(_ReplicaGroupsOp):
+    """Generic-form ``stablehlo.collective_reduce`` (jaxlib >= 0.11.1): reduces each
+    data operand over its replica group into the group's root; with ``has_dynamic_root`` the last
+    operand is a rank-1 i32 tensor of per-operand roots."""
+
+    name = "stablehlo.collective_reduce"
+    operands_ = var_operand_def(AnyTensorType)
+    replica_groups = prop_def(Attribute)
+    channel_handle = opt_prop_def(Attribute)
+    use_global_device_ids = opt_prop_def(Attribute)
+    has_dynamic_root = opt_prop_def(Attribute)
+    computation = region_def()
+    res = var_result_def(AnyTensorType)
+
+    def verify_(self) -> None:
+        super().verify_()
+        data = list(self.operands_)
+        if self.has_dynamic_root is not None:
+            if not data:
+                raise VerifyException(f"'{self.name}' with has_dynamic_root needs a root operand")
+            root = data.pop().type
+            if not (isinstance(root, TensorType) and root.get_shape() == (len(data),)
+                    and root.element_type == i32):
+                raise VerifyException(
+                    f"'{self.name}' with has_dynamic_root: the last operand must be "
+                    f"tensor<{len(data)}xi32>, got {root}"
+                )
+        if not data:
+            raise VerifyException(f"'{self.name}' requires at least one data operand")
+        got = [r.type for r in self.res]
+        want = [d.type for d in data]
+        if got != want:
+            raise VerifyException(
+                f"'{self.name}' result types {', '.join(map(str, got))} differ from its data "
+                f"operands' {', '.join(map(str, want))}"
+            )
+
+
 CrossReplicaSumOp = _op("stablehlo.cross-replica-sum", "CrossReplicaSumOp",
     "Generic-form ``stablehlo.cross-replica-sum``.", {
     "operand": operand_def(AnyTensorType), "replica_groups": prop_def(Attribute),
@@ -294,7 +351,7 @@ class CompositeOp(StableHLOOp):
 
 COLLECTIVE_OPS: list[type[StableHLOOp]] = [
     AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp, CollectivePermuteOp,
-    CollectiveBroadcastOp, CrossReplicaSumOp, InfeedOp, OutfeedOp, SendOp, RecvOp, AsyncStartOp,
+    CollectiveBroadcastOp, CollectiveReduceOp, CrossReplicaSumOp, InfeedOp, OutfeedOp, SendOp, RecvOp, AsyncStartOp,
     AsyncDoneOp, ReplicaIdOp, PartitionIdOp, CreateTokenOp, AfterAllOp, OptimizationBarrierOp,
     CustomCallOp, CompositeOp,
 ]

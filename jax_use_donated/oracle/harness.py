@@ -29,7 +29,6 @@ from jax_use_donated.adapters.xdsl_ir import functions_with_donors
 from jax_use_donated.analysis.errors import ALIASING_OUTPUT, BUFFER_DONOR
 from jax_use_donated.diagnostics import Diagnostic, collect_diagnostics
 from jax_use_donated.ir_text import parse_module, print_module
-from jax_use_donated.oracle import upstream
 from jax_use_donated.oracle.reference import arrays_match, jax_reference, mismatched_results
 from jax_use_donated.transforms.reuse_donated_destinations import (
     WRITABLE,
@@ -169,6 +168,9 @@ def check_program(
 ) -> OracleReport:
     """Run the whole pipeline on ``fun(*args)`` (``args`` may be pytrees; the function's
     arguments are their leaves); ``rewrite`` replaces our pass (to test the harness)."""
+    # Imported here: it needs torch-mlir (the ``oracle`` extra), the rest of this module does not.
+    from jax_use_donated.oracle import upstream
+
     report = OracleReport(name)
     reference = jax_reference(fun, args, donate_argnums)
     expected = reference.expected

@@ -92,3 +92,56 @@ func.func private @dec(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
 // CHECK: %31 = stablehlo.rng %f0, %f0, %c, distribution = NORMAL : (tensor<f32>, tensor<f32>, tensor<2xi64>) -> tensor<2x2xf32>
 // CHECK: %f4 = stablehlo.constant dense<1.000000e+00> : tensor<4xf32>
 // CHECK: {{%32:3|%32, %33, %34}} = "stablehlo.batch_norm_training"(%x, %f4, %f4) <{epsilon = 1.000000e-03 : f32, feature_index = 1 : i64}> : (tensor<4x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<4x4xf32>, tensor<4xf32>, tensor<4xf32>)
+
+// -----
+// Mesh-axes replica groups (JAX >= 0.11 prints them for shard_map collectives): a mesh
+// symbol or an inline #stablehlo.mesh, sub-axes, device ids.
+
+sdy.mesh @mesh_0 = <["x"=2, "y"=2]>
+func.func @mesh_axes(%x: tensor<4x4xf32>) {
+  %0 = "stablehlo.all_reduce"(%x) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = #stablehlo.replica_group_mesh_axes<mesh = @mesh_0, axes = [#stablehlo.axis_ref<name = "x">, #stablehlo.axis_ref<name = "y">]>, use_global_device_ids}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %1 = "stablehlo.all_gather"(%x) <{all_gather_dim = 0 : i64, channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = #stablehlo.replica_group_mesh_axes<mesh = @mesh_0, axes = [#stablehlo.axis_ref<name = "x">]>, use_global_device_ids}> : (tensor<4x4xf32>) -> tensor<8x4xf32>
+  %2 = "stablehlo.reduce_scatter"(%x) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = #stablehlo.replica_group_mesh_axes<mesh = @mesh_0, axes = [#stablehlo.axis_ref<name = "y">]>, scatter_dimension = 0 : i64, use_global_device_ids}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.maximum %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) : (tensor<4x4xf32>) -> tensor<2x4xf32>
+  %3 = "stablehlo.all_to_all"(%x) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, concat_dimension = 1 : i64, replica_groups = #stablehlo.replica_group_mesh_axes<mesh = #stablehlo.mesh<axes = [#stablehlo.mesh_axis<name = "x", size = 4>, <name="y", size=2>]>, axes = [#stablehlo.axis_ref<name = "x", sub_axis_info = (1)2>]>, split_count = 2 : i64, split_dimension = 0 : i64}> : (tensor<4x4xf32>) -> tensor<2x8xf32>
+  %4 = "stablehlo.collective_broadcast"(%x) <{replica_groups = #stablehlo.replica_group_mesh_axes<axes = [#stablehlo.axis_ref<name = "x">], mesh = #stablehlo.mesh<axes=[<name = "x", size = 4>], device_ids = dense<[3, 2, 1, 0]> : tensor<4xi64>>>}> : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  return
+}
+
+// CHECK: sdy.mesh @mesh_0 = <["x"=2, "y"=2]>
+// CHECK: %0 = "stablehlo.all_reduce"(%x) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = #stablehlo.replica_group_mesh_axes<mesh = @mesh_0, axes = [#stablehlo.axis_ref<name = "x">, #stablehlo.axis_ref<name = "y">]>, use_global_device_ids}> ({
+// CHECK: %1 = "stablehlo.all_gather"(%x) <{all_gather_dim = 0 : i64, channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = #stablehlo.replica_group_mesh_axes<mesh = @mesh_0, axes = [#stablehlo.axis_ref<name = "x">]>, use_global_device_ids}> : (tensor<4x4xf32>) -> tensor<8x4xf32>
+// CHECK: %2 = "stablehlo.reduce_scatter"(%x) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = #stablehlo.replica_group_mesh_axes<mesh = @mesh_0, axes = [#stablehlo.axis_ref<name = "y">]>, scatter_dimension = 0 : i64, use_global_device_ids}> ({
+// CHECK: %3 = "stablehlo.all_to_all"(%x) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, concat_dimension = 1 : i64, replica_groups = #stablehlo.replica_group_mesh_axes<mesh = #stablehlo.mesh<axes=[<name = "x", size = 4>, <name = "y", size = 2>]>, axes = [#stablehlo.axis_ref<name = "x", sub_axis_info = (1)2>]>, split_count = 2 : i64, split_dimension = 0 : i64}> : (tensor<4x4xf32>) -> tensor<2x8xf32>
+// CHECK: %4 = "stablehlo.collective_broadcast"(%x) <{replica_groups = #stablehlo.replica_group_mesh_axes<mesh = #stablehlo.mesh<axes=[<name = "x", size = 4>], device_ids=dense<[3, 2, 1, 0]> : tensor<4xi64>>, axes = [#stablehlo.axis_ref<name = "x">]>}> : (tensor<4x4xf32>) -> tensor<4x4xf32>
+
+// -----
+// stablehlo.collective_reduce (jaxlib >= 0.11.1 registers it: tests/jax_versions.py, OPS_SINCE).
+
+func.func @collective_reduce(%x: tensor<4xf32>, %y: tensor<2xf32>, %r: tensor<2xi32>) {
+  %0 = "stablehlo.collective_reduce"(%x) <{replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) : (tensor<4xf32>) -> tensor<4xf32>
+  %1:2 = "stablehlo.collective_reduce"(%x, %y, %r) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, has_dynamic_root, replica_groups = #stablehlo.replica_group_mesh_axes<mesh = #stablehlo.mesh<axes=[<name = "x", size = 2>]>, axes = [#stablehlo.axis_ref<name = "x">]>, use_global_device_ids}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) : (tensor<4xf32>, tensor<2xf32>, tensor<2xi32>) -> (tensor<4xf32>, tensor<2xf32>)
+  return
+}
+
+// CHECK: func.func @collective_reduce(%x: tensor<4xf32>, %y: tensor<2xf32>, %r: tensor<2xi32>) {
+// CHECK: %0 = "stablehlo.collective_reduce"(%x) <{replica_groups = dense<{{\[\[}}0, 1]]> : tensor<1x2xi64>}> ({
+// CHECK: stablehlo.return %s : tensor<f32>
+// CHECK: }) : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK: {{%1:2|%1, %2}} = "stablehlo.collective_reduce"(%x, %y, %r) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, has_dynamic_root, replica_groups = #stablehlo.replica_group_mesh_axes<mesh = #stablehlo.mesh<axes=[<name = "x", size = 2>]>, axes = [#stablehlo.axis_ref<name = "x">]>, use_global_device_ids}> ({
+// CHECK: }) : (tensor<4xf32>, tensor<2xf32>, tensor<2xi32>) -> (tensor<4xf32>, tensor<2xf32>)

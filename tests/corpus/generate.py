@@ -2,8 +2,10 @@
 
 ``load_corpus()`` returns the cached texts, regenerating them in a subprocess started
 with ``XLA_FLAGS=--xla_force_host_platform_device_count=4`` when the cache is missing or
-stale (keyed by the JAX version and the source of ``programs.py``).  Run directly to
-(re)generate: ``python tests/corpus/generate.py [--out DIR]``.
+stale (keyed by the JAX version and the source of ``programs.py``).  Each JAX version has its
+own cache folder (``.cache/jax-0.12.0.1``), so environments with different JAX versions
+sharing one checkout do not regenerate each other's corpus.  Run directly to (re)generate:
+``python tests/corpus/generate.py [--out DIR]``.
 """
 
 from __future__ import annotations
@@ -23,7 +25,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 CORPUS_DIR = Path(__file__).resolve().parent
-DEFAULT_CACHE = CORPUS_DIR / ".cache"
+CACHE_ROOT = CORPUS_DIR / ".cache"
+
+
+def default_cache() -> Path:
+    """``tests/corpus/.cache/jax-<installed JAX version>``."""
+    import jax
+
+    return CACHE_ROOT / f"jax-{jax.__version__}"
+
 DEVICE_FLAG = "--xla_force_host_platform_device_count=4"
 
 
@@ -68,12 +78,13 @@ def _lower_all(out: Path) -> dict[str, object]:
     return manifest
 
 
-def generate(cache_dir: Path = DEFAULT_CACHE) -> dict[str, object]:
+def generate(cache_dir: Path | None = None) -> dict[str, object]:
     """Regenerate the corpus under ``cache_dir`` in a 4-host-device subprocess.
 
     The texts are written to a fresh sibling directory that then replaces ``cache_dir``, so
     concurrent test processes never read a half-written corpus.
     """
+    cache_dir = cache_dir or default_cache()
     env = dict(os.environ)
     env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + " " + DEVICE_FLAG).strip()
     env["JAX_PLATFORMS"] = "cpu"
@@ -95,8 +106,9 @@ def generate(cache_dir: Path = DEFAULT_CACHE) -> dict[str, object]:
     return json.loads((cache_dir / "manifest.json").read_text())
 
 
-def load_corpus(cache_dir: Path = DEFAULT_CACHE) -> tuple[list[CorpusText], dict[str, object]]:
+def load_corpus(cache_dir: Path | None = None) -> tuple[list[CorpusText], dict[str, object]]:
     """Corpus texts (regenerated if stale) and the manifest (program list, errors, timing)."""
+    cache_dir = cache_dir or default_cache()
     key = _cache_key()
     manifest_path = cache_dir / "manifest.json"
     cached: dict[str, object] | None = None
@@ -113,13 +125,14 @@ def load_corpus(cache_dir: Path = DEFAULT_CACHE) -> tuple[list[CorpusText], dict
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--out", type=Path, default=DEFAULT_CACHE)
+    parser.add_argument("--out", type=Path, default=None, help="default: tests/corpus/.cache/jax-VERSION")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if not args.child:
-        manifest = generate(args.out)
+        out = args.out or default_cache()
+        manifest = generate(out)
         print(json.dumps({k: v for k, v in manifest.items() if k != "programs"}, indent=1))
-        print(f"{len(manifest['programs'])} programs lowered into {args.out}")  # type: ignore[arg-type]
+        print(f"{len(manifest['programs'])} programs lowered into {out}")  # type: ignore[arg-type]
         return
     if DEVICE_FLAG not in os.environ.get("XLA_FLAGS", ""):
         sys.exit("generate.py --child must run with XLA_FLAGS=" + DEVICE_FLAG)

@@ -1,0 +1,46 @@
+"""What differs between the JAX/jaxlib releases this project supports (0.10.2 to 0.12.x), for
+tests whose expectations depend on the installed version.
+
+Each entry was measured on 0.10.2 (Python 3.11), 0.11.2 and 0.12.0.1 (Python 3.12); op
+registrations also on the 0.11.0 and 0.11.1 wheels.
+"""
+
+from __future__ import annotations
+
+import re
+from importlib.metadata import version
+
+import jax
+
+
+def version_tuple(text: str) -> tuple[int, ...]:
+    """``"0.12.0.1"`` -> ``(0, 12, 0, 1)``; ``"0.13.0.dev20260101"`` -> ``(0, 13, 0)``."""
+    parts: list[int] = []
+    for piece in text.split("."):
+        match = re.match(r"\d+", piece)
+        if match is None:
+            break
+        parts.append(int(match.group()))
+        if match.end() != len(piece):
+            break
+    return tuple(parts)
+
+
+JAX: tuple[int, ...] = version_tuple(jax.__version__)
+JAXLIB: tuple[int, ...] = version_tuple(version("jaxlib"))
+
+OPS_SINCE: dict[str, tuple[int, ...]] = {
+    "stablehlo.collective_reduce": (0, 11, 1),
+}
+"""Ops our dialects define that jaxlib registers only from this version on (read from the
+generated bindings, ``jaxlib/mlir/dialects/_stablehlo_ops_gen.py``, of each release's wheel)."""
+
+
+def jaxlib_has_op(name: str) -> bool:
+    """Whether the installed jaxlib registers ``name`` (by :data:`OPS_SINCE`; other ops: yes)."""
+    return OPS_SINCE.get(name, (0,)) <= JAXLIB
+
+
+LOWERS_LGAMMA_TO_CHLO: bool = JAX < (0, 12)
+"""JAX 0.12 lowers ``lax.lgamma`` to a private ``@lgamma_impl`` function of StableHLO
+arithmetic instead of ``chlo.lgamma``."""
