@@ -52,7 +52,9 @@ def test_last_plan_follows_calls_and_matches_plan_and_records() -> None:
     quiet(f, *mats())
     last = f.last_plan
     assert last is not None
-    assert last == f.plan(*mats())
+    measured = f.plan(*mats())
+    assert measured.measured and not last.measured
+    assert last == measured.without_truth()
     assert last.parameter_pairs == f.records[-1].expected  # the private view agrees
     # A drop-in re-created for the same function shares JAX's caches and the records.
     again = jud.jit(fresh_swap, donate_argnums=(0, 1))

@@ -33,7 +33,8 @@ class PlannerOptions:
     keep_unpaired_donors: bool = False
     """Leave ``jax.buffer_donor`` on unpaired donors, so XLA may still reuse them by size."""
     verify_executable: bool = False
-    """Also read the compiled executable's ``input_output_alias`` and compare it with the plan."""
+    """Also read the compiled executable: compare its ``input_output_alias`` with the plan, and
+    measure every donor's outcome (``last_plan`` shows it; a contradicted prediction warns)."""
     warn: bool = True
     """Emit warnings for donations that cannot be honoured (``False``: only record them)."""
     forced_pairs: tuple[tuple[int, int], ...] | None = None

@@ -51,6 +51,7 @@ from jax_use_donated.dropin.options import OptionsError, PlannerOptions
 from jax_use_donated.dropin.records import Analysis, LoweringRecord, RemovedDonor
 from jax_use_donated.gc_pause import gc_paused
 from jax_use_donated.hlo_alias import executable_aliases
+from jax_use_donated.xla_truth import read_truth
 
 MAX_WARNINGS_PER_LOWERING = 16
 """Past this many unusable donors in one lowering, the rest are summarised in one warning."""
@@ -175,6 +176,36 @@ def on_compiled(module: Any, executable: Any) -> None:
             record.leaf_plan = dataclasses.replace(record.leaf_plan, fallback_reason=problem)
         records.publish(record)
         _warn_once(problem)
+        return
+    options = PlannerOptions.decode(record.options_text) if record.options_text else None
+    if options is not None and options.verify_executable:
+        _check_outcomes(record, executable, options)
+
+
+def _check_outcomes(record: LoweringRecord, executable: Any, options: PlannerOptions) -> None:
+    """``verify_executable``: measure every donor's outcome in the executable; the plan shows
+    it, and a prediction the executable contradicts gets a warning (a bug in the rules)."""
+    wall, cpu = time.perf_counter(), time.thread_time()
+    try:
+        plan = record.call_plan()
+        donated = [x.parameter for x in plan.donations if x.parameter is not None]
+        try:
+            text = executable.hlo_modules()[0].to_string()
+        except Exception:
+            return  # not an XLA executable with HLO modules: nothing to measure
+        record.leaf_plan = plan.with_truth(read_truth(text, donated))
+        records.publish(record)
+        wrong = record.leaf_plan.disagreements
+        if wrong and options.warn:
+            detail = "; ".join(f"{x.path}: predicted {x.predicted}, executable {x.measured}"
+                               + (f" ({x.evidence})" if x.evidence else "") for x in wrong)
+            warnings.warn(f"jax_use_donated: {record.name}: the executable contradicts the "
+                          f"plan for {len(wrong)} donated leaves ({detail}); a bug in the "
+                          "rules, please report it", DonationWarning,
+                          stacklevel=_user_stacklevel())
+    finally:
+        record.timings["measure"] = time.perf_counter() - wall
+        record.cpu_timings["measure"] = time.thread_time() - cpu
 
 
 def compiled_mismatch(record: LoweringRecord, module: Any, executable: Any) -> str | None:

@@ -10,16 +10,20 @@ goes too. Users see a :class:`CallPlan`: one :class:`LeafDonation` per donated l
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import weakref
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from jax_use_donated.analysis.model import FunctionModel
 from jax_use_donated.analysis.plan import DonationPlan
 from jax_use_donated.analysis.xla_fallback import XlaFallback
+
+if TYPE_CHECKING:
+    from jax_use_donated.xla_truth import ExecutableTruth
 
 
 @dataclass
@@ -192,6 +196,27 @@ class LeafDonation:
     ``outnumbered``, ``unused``."""
     message: str
     """The diagnostic text, naming the blocking read where there is one."""
+    measured: str | None = None
+    """What the compiled executable does with it (:class:`~jax_use_donated.xla_truth.Outcome`
+    value: ``"copy-free"``, ``"copied"``, ``"not donated"``); ``None`` until measured (see
+    :func:`jax_use_donated.plan`) and for removed leaves."""
+    evidence: str = ""
+    """The copies XLA made for it, when it made any (HLO instruction names)."""
+
+    @property
+    def predicted(self) -> str | None:
+        """The outcome the plan predicts (``None``: XLA decides, for a buffer donor)."""
+        return _PREDICTED.get(self.status)
+
+    @property
+    def disagrees(self) -> bool:
+        """The executable contradicts the plan's prediction for this leaf (a rule bug)."""
+        return (self.measured is not None and self.predicted is not None
+                and self.measured != self.predicted)
+
+
+_PREDICTED: dict[str, str] = {"reused": "copy-free", "copied": "copied",
+                              "not reused": "not donated"}
 
 
 @dataclass(frozen=True)
@@ -214,6 +239,31 @@ class CallPlan:
     byte size."""
     fallback_reason: str | None = None
     """Set when this lowering keeps JAX's pairing instead (the planner could not analyse it)."""
+    measured: bool = False
+    """Whether every donated leaf carries the executable's outcome (:attr:`LeafDonation.measured`)."""
+
+    def with_truth(self, truth: ExecutableTruth) -> CallPlan:
+        """This plan with each leaf's measured outcome from the compiled executable."""
+        donations = []
+        for x in self.donations:
+            t = truth.donors.get(x.parameter) if x.parameter is not None else None
+            if t is None:
+                donations.append(x)
+                continue
+            evidence = ", ".join(f"{c.kind} copy %{c.instruction.name}" for c in t.copies)
+            donations.append(dataclasses.replace(x, measured=t.outcome.value,
+                                                 evidence=evidence))
+        return dataclasses.replace(self, donations=tuple(donations), measured=True)
+
+    def without_truth(self) -> CallPlan:
+        """The plan as predicted, before any measurement."""
+        return dataclasses.replace(self, measured=False, donations=tuple(
+            dataclasses.replace(x, measured=None, evidence="") for x in self.donations))
+
+    @property
+    def disagreements(self) -> list[LeafDonation]:
+        """Leaves whose measured outcome contradicts the prediction (each a rule bug)."""
+        return [x for x in self.donations if x.disagrees]
 
     @property
     def pairs(self) -> dict[int, int]:

@@ -19,6 +19,7 @@ from jax_use_donated.analysis.errors import ALIASING_OUTPUT, BUFFER_DONOR
 from jax_use_donated.analysis.liveness import Liveness
 from jax_use_donated.analysis.plan import PairChecker, Reason, _blocker_text
 from jax_use_donated.dropin.records import LoweringRecord
+from jax_use_donated.xla_truth import ExecutableTruth
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,22 @@ class DonorRow:
     """Whether JAX's default pairing reuses this leaf without an XLA copy."""
     jax_detail: str = ""
     """Why JAX's pairing makes XLA copy, when it does."""
+    measured: str | None = None
+    """What the compiled executable does with it: ``"copy-free"``, ``"copied"`` or ``"not
+    donated"`` (``None``: not measured, or removed)."""
+    evidence: str = ""
+    """The copies XLA made for it (HLO instruction names)."""
+
+    @property
+    def predicted(self) -> str | None:
+        return {"reused": "copy-free", "reused with a copy": "copied",
+                "not reused": "not donated"}.get(self.status)
+
+    @property
+    def disagrees(self) -> bool:
+        """The executable contradicts the plan for this leaf (a bug in the rules)."""
+        return (self.measured is not None and self.predicted is not None
+                and self.measured != self.predicted)
 
 
 @dataclass
@@ -69,6 +86,10 @@ class DonationReport:
     def jax_copy_free_bytes(self) -> int:
         return sum(r.nbytes or 0 for r in self.rows if r.jax_copy_free)
 
+    @property
+    def disagreements(self) -> list[DonorRow]:
+        return [r for r in self.rows if r.disagrees]
+
     def row(self, path: str) -> DonorRow:
         """The row of the leaf named ``path`` (``KeyError`` if none)."""
         for r in self.rows:
@@ -81,21 +102,26 @@ class DonationReport:
         head = (f"donations of {self.function}: {len(self.reused)} of {len(self.rows)} donated "
                 f"leaves reused ({_size(self.reused_bytes)}); JAX's default: {jax_free} reused "
                 f"without a copy ({_size(self.jax_copy_free_bytes)})")
-        table = [("argument", "type", "bytes", "ours", "JAX default")]
+        measured = any(r.measured is not None for r in self.rows)
+        table = [("argument", "type", "bytes", "ours", "JAX default")
+                 + (("XLA (measured)",) if measured else ())]
         for r in self.rows:
             ours = r.status
             if r.result is not None:
                 ours = f"-> {r.result_path or f'result {r.result}'}"
                 if r.status != "reused":
                     ours += ", XLA copies"
-            table.append((r.path, r.type_text, _size(r.nbytes), ours, r.jax_note))
+            row = (r.path, r.type_text, _size(r.nbytes), ours, r.jax_note)
+            if measured:
+                row += ((r.measured or "-") + (" (not as planned)" if r.disagrees else ""),)
+            table.append(row)
         widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
         lines = [head]
         for n, row in enumerate(table):
             lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
             if n == 0:
                 lines.append("  ".join("-" * w for w in widths))
-        notes = [r for r in self.rows if r.status != "reused" or r.jax_detail]
+        notes = [r for r in self.rows if r.status != "reused" or r.jax_detail or r.disagrees]
         if notes:
             lines.append("")
             for r in notes:
@@ -103,6 +129,10 @@ class DonationReport:
                     lines.append(f"{r.path}: {r.message}")
                 if r.jax_detail:
                     lines.append(f"{r.path}: {r.jax_detail}")
+                if r.disagrees:
+                    lines.append(f"{r.path}: predicted {r.predicted}, but the executable has it "
+                                 f"{r.measured}" + (f" ({r.evidence})" if r.evidence else "")
+                                 + ": a bug in jax_use_donated's rules, please report it")
         return "\n".join(lines)
 
     __repr__ = __str__
@@ -117,14 +147,16 @@ def _size(n: int | None) -> str:
     return f"{n} B"
 
 
-def report_of(record: LoweringRecord | None, name: str) -> DonationReport:
-    """Describe a lowering's plan (``None``: nothing was donated)."""
+def report_of(record: LoweringRecord | None, name: str,
+              truth: ExecutableTruth | None = None) -> DonationReport:
+    """Describe a lowering's plan (``None``: nothing was donated), with the executable's
+    measured outcome per donor when ``truth`` is given."""
     report = DonationReport(record.name if record is not None else name)
     if record is None:
         return report
     fn, plan = record.function, record.plan
     live = Liveness(fn)
-    checker = PairChecker(fn, live, "dataflow")
+    checker = PairChecker(fn, live, plan.ordering)
     paths = record.result_paths
     for v in plan.verdicts:
         arg = v.arg
@@ -146,6 +178,7 @@ def report_of(record: LoweringRecord | None, name: str) -> DonationReport:
         else:
             jax_note, jax_detail = "not donated", ""
         reader = next((b.reader for b in v.blockers if b.reader is not None), None)
+        t = truth.donors.get(d) if truth is not None else None
         blocking = reader.loc.text if reader is not None and v.result is None else None
         report.rows.append(DonorRow(
             path=arg.display_name,
@@ -164,6 +197,9 @@ def report_of(record: LoweringRecord | None, name: str) -> DonationReport:
             jax_note=jax_note,
             jax_copy_free=jax_copy_free,
             jax_detail=jax_detail,
+            measured=t.outcome.value if t is not None else None,
+            evidence=", ".join(f"{c.kind} copy %{c.instruction.name}" for c in t.copies)
+            if t is not None else "",
         ))
     for r in record.removed:
         report.rows.append(DonorRow(

@@ -1,0 +1,103 @@
+"""The drop-in's plans carry what the compiled executable really does with each donor.
+
+``plan()``/``explain()`` compile (JAX caches it) and read the executable's HLO
+(:mod:`jax_use_donated.xla_truth`); ``verify_executable=True`` does the same after every
+compile and warns when the executable contradicts a prediction.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+import jax_use_donated as jud
+from jax_use_donated import xla_truth
+from jax_use_donated.diagnostics import DonationWarning
+
+
+def swap(a: jax.Array, b: jax.Array) -> tuple[jax.Array, jax.Array]:
+    return b * 2, a * 3
+
+
+def fan_out(a: jax.Array) -> tuple[jax.Array, jax.Array]:
+    return a + 1, a * 2
+
+
+X = jnp.ones((64, 64))
+Y = jnp.ones((64, 64))
+
+
+def test_plan_carries_the_measured_outcome_of_every_donor() -> None:
+    step = jud.jit(swap, donate_argnums=(0, 1))
+    plan = step.plan(X, Y)
+    assert plan.measured
+    assert {(d.path, d.status, d.measured) for d in plan.donations} == {
+        ("a", "reused", "copy-free"), ("b", "reused", "copy-free")}
+    assert plan.disagreements == []
+    # the same executable JAX runs: the call hits the compilation plan() made
+    before = step._cache_size()
+    step(jnp.ones((64, 64)), jnp.ones((64, 64)))
+    assert step._cache_size() == before + 1
+
+
+def test_measured_outcomes_of_jax_s_own_pairing_show_its_copies() -> None:
+    """``jud.plan`` of a plain ``jax.jit`` plans it as the switch would; measuring a plain
+    compile of JAX's pairing (outside the planner) shows the copies the planner avoids."""
+    plain = jax.jit(swap, donate_argnums=(0, 1))
+    truth = xla_truth.executable_truth(plain.lower(X, Y).compile(), [0, 1])
+    assert {p: t.outcome for p, t in truth.donors.items()} == {
+        0: xla_truth.Outcome.COPIED, 1: xla_truth.Outcome.COPIED}
+    ours = jud.plan(plain, X, Y)
+    assert [d.measured for d in ours.donations] == ["copy-free", "copy-free"]
+
+
+def test_a_donor_keeping_jax_s_copying_pair_is_measured_as_copied() -> None:
+    """``a`` is read by ``a * 2`` after ``a + 1`` could overwrite it: no copy-free pair, so it
+    keeps JAX's pair (the buffer is still donated) and XLA copies it, as predicted."""
+    with pytest.warns(DonationWarning, match="keeps JAX's pairing with result 0"):
+        plan = jud.jit(fan_out, donate_argnums=0).plan(X)
+    (d,) = plan.donations
+    assert (d.status, d.predicted, d.measured) == ("copied", "copied", "copied")
+    assert "parameter copy" in d.evidence
+    assert not d.disagrees
+
+
+def test_explain_has_a_measured_column() -> None:
+    text = str(jud.jit(swap, donate_argnums=(0, 1)).explain(X, Y))
+    assert "XLA (measured)" in text
+    rows = text.splitlines()[3:4]
+    assert rows and rows[0].rstrip().endswith("copy-free")
+
+
+def test_verify_executable_measures_after_every_compile() -> None:
+    step = jud.jit(swap, donate_argnums=(0, 1), verify_executable=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DonationWarning)
+        step(jnp.ones((64, 64)), jnp.ones((64, 64)))
+    assert step.last_plan is not None and step.last_plan.measured
+    assert [d.measured for d in step.last_plan.donations] == ["copy-free", "copy-free"]
+    assert "measure" in step.records[-1].timings
+
+
+def test_a_contradicted_prediction_warns_as_a_rule_bug(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The warning path, forced: the executable 'copies' a donor the plan says is free."""
+    from jax_use_donated.dropin import planner
+
+    real = planner.read_truth
+
+    def lying(text: str, donated: list[int]) -> xla_truth.ExecutableTruth:
+        truth = real(text, donated)
+        first = min(truth.donors)
+        t = truth.donors[first]
+        truth.donors[first] = xla_truth.DonorTruth(first, xla_truth.Outcome.COPIED, t.output)
+        return truth
+
+    monkeypatch.setattr(planner, "read_truth", lying)
+    step = jud.jit(lambda a, b: swap(a, b), donate_argnums=(0, 1), verify_executable=True)
+    with pytest.warns(DonationWarning, match="contradicts the plan for 1 donated leaves") as ws:
+        step(jnp.ones((64, 64)), jnp.ones((64, 64)))
+    assert any("a bug in the rules" in str(w.message) for w in ws)
+    assert step.last_plan is not None and len(step.last_plan.disagreements) == 1
