@@ -8,6 +8,7 @@ compile and warns when the executable contradicts a prediction.
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -101,3 +102,38 @@ def test_a_contradicted_prediction_warns_as_a_rule_bug(monkeypatch: pytest.Monke
         step(jnp.ones((64, 64)), jnp.ones((64, 64)))
     assert any("a bug in the rules" in str(w.message) for w in ws)
     assert step.last_plan is not None and len(step.last_plan.disagreements) == 1
+
+
+REGION = "xla_cpu_copy_insertion_use_region_analysis"
+
+
+def _compile_options(lowered: Any) -> dict[str, object]:
+    return dict(lowered._lowering._compiler_options_kvs)
+
+
+def test_region_analysis_is_added_on_cpu_and_the_user_s_setting_wins() -> None:
+    def f(a: jax.Array, b: jax.Array) -> tuple[jax.Array, jax.Array]:
+        return b * 2, a * 3
+
+    assert REGION not in _compile_options(
+        jud.jit(f, donate_argnums=(0, 1), region_analysis=False).lower(X, Y))
+    on = jud.jit(f, donate_argnums=(0, 1), region_analysis=True)
+    assert _compile_options(on.lower(X, Y))[REGION] is True
+    user = jud.jit(f, donate_argnums=(0, 1), region_analysis=True,
+                   compiler_options={REGION: False})
+    assert _compile_options(user.lower(X, Y))[REGION] is False
+
+
+def test_xla_flags_count_as_the_user_s_options(monkeypatch: pytest.MonkeyPatch) -> None:
+    from jax_use_donated.dropin import jax_internals, planner
+
+    monkeypatch.setenv("XLA_FLAGS", f"--xla_force_host_platform_device_count=2 --{REGION}=false"
+                                    " --xla_dump_hlo_as_text")
+    flags = jax_internals.xla_flags()
+    assert flags == {"xla_force_host_platform_device_count": "2", REGION: False,
+                     "xla_dump_hlo_as_text": True}
+    text = jud.PlannerOptions(region_analysis=True).encode()
+    assert planner.planner_compiler_options(text, ("cpu",), flags) == {}
+    assert planner.planner_compiler_options(text, ("cpu",), {}) == {REGION: True}
+    assert planner.planner_compiler_options(text, ("cuda",), {}) == {}
+    assert planner.planner_compiler_options(jud.PlannerOptions().encode(), ("cpu",), {}) == {}

@@ -144,7 +144,8 @@ def _warn_unavailable(reason: str) -> None:
 
 def jit(fun: Callable[..., Any] = _UNSET, /, *, strict: bool = False,
         keep_unpaired_donors: bool = False, verify_executable: bool = False,
-        warn: bool = True, **jit_kwargs: Any) -> Any:
+        warn: bool = True, region_analysis: bool = PlannerOptions.region_analysis,
+        **jit_kwargs: Any) -> Any:
     """``jax.jit(fun, **jit_kwargs)``, except that donated inputs are paired with outputs by
     liveness: a donor hosts a result only where XLA needs no copy, and JAX's default pairing is
     kept wherever it is already copy-free.
@@ -160,9 +161,12 @@ def jit(fun: Callable[..., Any] = _UNSET, /, *, strict: bool = False,
     still reuse them by size. ``verify_executable=True`` also reads each compiled executable:
     its ``input_output_alias`` must equal the plan, and every donor's measured outcome goes
     into ``last_plan`` (a prediction the executable contradicts gets a warning).
+    ``region_analysis`` (XLA:CPU): compile with XLA's region-analysis copy insertion, which
+    orders independent reads before an in-place write instead of copying, and plan for it.
     """
     options = PlannerOptions(strict=strict, keep_unpaired_donors=keep_unpaired_donors,
-                             verify_executable=verify_executable, warn=warn)
+                             verify_executable=verify_executable, warn=warn,
+                             region_analysis=region_analysis)
     if fun is _UNSET:
         return lambda f: _jit(f, options, dict(jit_kwargs))
     return _jit(fun, options, dict(jit_kwargs))

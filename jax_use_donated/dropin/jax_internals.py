@@ -102,6 +102,9 @@ class Lowering:
     """The flat argument leaves dead-code elimination kept, in order (``None``: unknown)."""
     removed: list[RemovedArg] = field(default_factory=list)
     platforms: tuple[str, ...] = ()
+    compiler_options: dict[str, Any] = field(default_factory=dict)
+    """The compiler options XLA compiles this module with (the user's, the planner's own, and
+    those set by ``XLA_FLAGS``), without :data:`MARKER`."""
 
 
 LoweredCallback = Callable[[Lowering], None]
@@ -110,6 +113,9 @@ CompiledCallback = Callable[[Any, Any], None]
 ComputationCallback = Callable[[str, Any], None]
 """``(planner options text, lowered module)`` after each planned top-level lowering, cached
 or not (to notice a lowering the planner did not see)."""
+OptionsCallback = Callable[[str, tuple[str, ...], dict[str, Any]], dict[str, Any]]
+"""``(planner options text, platforms, compiler options) -> options to add`` before a planned
+top-level lowering (the planner's own XLA options; they enter JAX's cache keys with the rest)."""
 
 
 @dataclass(frozen=True)
@@ -118,6 +124,7 @@ class _Pending:
 
     kept: list[int] | None
     removed: list[RemovedArg]
+    compiler_options: dict[str, Any] = field(default_factory=dict)
 
 
 _PENDING: contextvars.ContextVar[_Pending | None] = contextvars.ContextVar(
@@ -189,7 +196,8 @@ def planner_state() -> Any:
 
 
 def install(on_lowered: LoweredCallback, on_compiled: CompiledCallback,
-            on_computation: ComputationCallback) -> None:
+            on_computation: ComputationCallback,
+            add_options: OptionsCallback | None = None) -> None:
     """Wrap the patch points once (later calls only check that the first succeeded).
 
     Raises :class:`InternalsUnavailable` when JAX's internals are not the expected ones; the
@@ -201,7 +209,7 @@ def install(on_lowered: LoweredCallback, on_compiled: CompiledCallback,
         if _STATE["error"] is not None:
             raise InternalsUnavailable(_STATE["error"])
         try:
-            _install(on_lowered, on_compiled, on_computation)
+            _install(on_lowered, on_compiled, on_computation, add_options)
         except InternalsUnavailable as e:
             _STATE["error"] = str(e)
             raise
@@ -231,7 +239,7 @@ def _require(fn: Any, what: str, params: Sequence[str]) -> inspect.Signature | N
 
 
 def _install(on_lowered: LoweredCallback, on_compiled: CompiledCallback,
-             on_computation: ComputationCallback) -> None:
+             on_computation: ComputationCallback, add_options: OptionsCallback | None) -> None:
     from jax._src import pjit
     from jax._src.interpreters import mlir, pxla
     from jax._src.interpreters import partial_eval as pe
@@ -277,7 +285,15 @@ def _install(on_lowered: LoweredCallback, on_compiled: CompiledCallback,
         a["lowering_parameters"] = planned_cls(
             **{f.name: getattr(params, f.name) for f in dataclasses.fields(params_cls)},
             donation=str(text))
-        pending = _pruning(pxla, a["closed_jaxpr"], a["keep_unused"], a["donated_invars"])
+        user = {**xla_flags(), **dict(a["compiler_options_kvs"] or ())}
+        platforms = tuple(a.get("lowering_platforms") or (jax.default_backend(),))
+        extra = add_options(str(text), platforms, user) if add_options is not None else {}
+        if extra:
+            a["compiler_options_kvs"] = (*tuple(a["compiler_options_kvs"] or ()),
+                                         *extra.items())
+        pending = dataclasses.replace(
+            _pruning(pxla, a["closed_jaxpr"], a["keep_unused"], a["donated_invars"]),
+            compiler_options={**user, **extra})
         token = _PENDING.set(pending)
         try:
             computation = orig_lsc(*bound.args, **bound.kwargs)
@@ -311,6 +327,7 @@ def _install(on_lowered: LoweredCallback, on_compiled: CompiledCallback,
             kept_leaves=pending.kept if pending is not None else None,
             removed=list(pending.removed) if pending is not None else [],
             platforms=tuple(kwargs.get("platforms") or ()),
+            compiler_options=dict(pending.compiler_options) if pending is not None else {},
         ))
         return result
 
@@ -337,6 +354,19 @@ def _install(on_lowered: LoweredCallback, on_compiled: CompiledCallback,
     pxla._cached_compilation = cached_compilation
     pe.custom_staging_rules[jit_p] = staging_rule
     _STATE["callbacks"] = (on_lowered, on_compiled, on_computation)
+
+
+def xla_flags() -> dict[str, Any]:
+    """The options ``XLA_FLAGS`` sets (``--name=value`` -> ``{name: value}``; ``true``/``false``
+    read as booleans, a bare ``--name`` as ``True``), which XLA applies to every compile."""
+    out: dict[str, Any] = {}
+    for item in os.environ.get("XLA_FLAGS", "").split():
+        if not item.startswith("--"):
+            continue
+        name, sep, value = item[2:].partition("=")
+        low = value.lower()
+        out[name] = (True if not sep or low == "true" else False if low == "false" else value)
+    return out
 
 
 def _planned_parameters_class(base: type) -> type:

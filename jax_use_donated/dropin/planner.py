@@ -88,11 +88,28 @@ class StepClock:
 def ensure_installed() -> str | None:
     """Install the planner into JAX's lowering (once); the reason when it cannot be."""
     try:
-        jax_internals.install(on_lowered, on_compiled, on_computation)
+        jax_internals.install(on_lowered, on_compiled, on_computation, planner_compiler_options)
     except jax_internals.InternalsUnavailable as e:
         return str(e)
     jax_internals.hide_package_frames()
     return None
+
+
+REGION_ANALYSIS_CPU = "xla_cpu_copy_insertion_use_region_analysis"
+
+
+def planner_compiler_options(options_text: str, platforms: tuple[str, ...],
+                             given: dict[str, Any]) -> dict[str, Any]:
+    """XLA options the planner adds to a planned lowering: region analysis on XLA:CPU when
+    asked for (``region_analysis``) and neither the user's options nor ``XLA_FLAGS`` set it."""
+    try:
+        options = PlannerOptions.decode(options_text)
+    except OptionsError:
+        return {}
+    if (options.region_analysis and options.forced_pairs is None
+            and tuple(platforms) == ("cpu",) and REGION_ANALYSIS_CPU not in given):
+        return {REGION_ANALYSIS_CPU: True}
+    return {}
 
 
 def on_lowered(lowering: Lowering) -> None:

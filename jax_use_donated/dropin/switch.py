@@ -24,20 +24,22 @@ from jax_use_donated.dropin.options import OptionsError, PlannerOptions
 
 
 def _options_text(strict: bool, keep_unpaired_donors: bool, verify_executable: bool,
-                  warn: bool) -> str:
+                  warn: bool, region_analysis: bool) -> str:
     reason = planner.ensure_installed()
     if reason is not None:
         raise RuntimeError(f"jax_use_donated cannot plan jit lowerings: {reason}")
     return PlannerOptions(strict=strict, keep_unpaired_donors=keep_unpaired_donors,
-                          verify_executable=verify_executable, warn=warn).encode()
+                          verify_executable=verify_executable, warn=warn,
+                          region_analysis=region_analysis).encode()
 
 
 def install(*, strict: bool = False, keep_unpaired_donors: bool = False,
-            verify_executable: bool = False, warn: bool = True) -> None:
+            verify_executable: bool = False, warn: bool = True,
+            region_analysis: bool = PlannerOptions.region_analysis) -> None:
     """Plan every jit lowering from now on, in every thread (options as for
     :func:`~jax_use_donated.jit`). Raises ``RuntimeError`` when JAX's internals are not the
     ones the planner knows."""
-    text = _options_text(strict, keep_unpaired_donors, verify_executable, warn)
+    text = _options_text(strict, keep_unpaired_donors, verify_executable, warn, region_analysis)
     jax.config.update(jax_internals.STATE_NAME, text)
 
 
@@ -49,10 +51,11 @@ def uninstall() -> None:
 
 @contextlib.contextmanager
 def enabled(*, strict: bool = False, keep_unpaired_donors: bool = False,
-            verify_executable: bool = False, warn: bool = True) -> Iterator[None]:
+            verify_executable: bool = False, warn: bool = True,
+            region_analysis: bool = PlannerOptions.region_analysis) -> Iterator[None]:
     """Plan every jit lowering inside the block, in this thread (a thread-local JAX config
     context, like ``jax.enable_x64``)."""
-    text = _options_text(strict, keep_unpaired_donors, verify_executable, warn)
+    text = _options_text(strict, keep_unpaired_donors, verify_executable, warn, region_analysis)
     with jax_internals.planner_state()(text):
         yield
 
