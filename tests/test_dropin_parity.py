@@ -278,3 +278,13 @@ def test_planned_and_plain_lowerings_never_meet() -> None:
 def test_the_marker_never_reaches_xla() -> None:
     compiled = jud.jit(swap, donate_argnums=(0, 1)).lower(*pair()).compile()
     assert jax_internals.MARKER not in compiled.as_text()
+
+
+def test_locations_never_name_the_drop_in_s_wrappers() -> None:
+    """A nested drop-in with no user frame of its own: JAX records the lowering's stack, which
+    must not show this package's wrappers (in the text or in the warnings)."""
+    inner = jud.jit(lambda x: x + 1.0)
+    outer = jud.jit(inner, donate_argnums=0)
+    text = outer.lower(jnp.ones((8, 8))).as_text(debug_info=True)
+    assert "jax_use_donated" not in text
+    assert "test_dropin_parity.py" in text

@@ -164,11 +164,16 @@ def api_boundary(fun: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def hide_package_frames() -> None:
-    """Register this package's files with JAX's traceback filtering, as JAX's own."""
+    """Register this package's files with JAX's traceback filtering, as JAX's own, and the
+    drop-in's wrappers with JAX's source locations (so that a lowering's stack, which JAX
+    records for a nested jit with no user frame, never names them)."""
     try:
-        from jax._src import traceback_util
+        from jax._src import source_info_util, traceback_util
 
         traceback_util.register_exclusion(_PACKAGE_DIR)
+        dropin_dir = os.path.dirname(os.path.abspath(__file__)) + os.sep
+        if dropin_dir not in getattr(source_info_util, "_exclude_paths", ()):
+            source_info_util.register_exclusion(dropin_dir)
     except (ImportError, AttributeError):
         pass
 
