@@ -48,6 +48,12 @@ def test_catalogue_program(program: Program) -> None:
     out_leaves = jax.tree.leaves(out)
     for d, k in actual.items():
         assert out_leaves[k].unsafe_buffer_pointer() == pointers[d]
+    # Every prediction (copy-free, copied, not donated) is what the executable does.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", jud.DonationWarning)
+        measured = wrapper.plan(*program.args(N))
+    assert measured.measured
+    assert [(x.path, x.predicted, x.measured) for x in measured.disagreements] == []
 
 
 @pytest.mark.parametrize("name, pairs", [
