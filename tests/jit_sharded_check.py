@@ -44,7 +44,12 @@ def check_program(name: str) -> None:
             warnings.simplefilter("ignore", jud.DonationWarning)
             out = wrapper(*args)
         compiled = wrapper.lower(*program.args(N)).compile()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", jud.DonationWarning)
+            measured = wrapper.plan(*program.args(N))
     assert wrapper.fallback_reason is None, wrapper.fallback_reason
+    wrong = [(x.path, x.predicted, x.measured) for x in measured.disagreements]
+    assert measured.measured and not wrong, (name, wrong)
     jax.tree.map(lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-5), out, expected)
     record = wrapper.records[-1]
     actual = aliases_from_hlo_text(compiled.as_text())
