@@ -288,3 +288,33 @@ def test_locations_never_name_the_drop_in_s_wrappers() -> None:
     text = outer.lower(jnp.ones((8, 8))).as_text(debug_info=True)
     assert "jax_use_donated" not in text
     assert "test_dropin_parity.py" in text
+
+
+def test_dropping_the_jit_frees_what_its_function_closes_over() -> None:
+    """JAX's ``test_jit_reference_dropping``: no reference cycle through the drop-in's
+    attributes keeps the function (and its closure) alive once the jit object goes, even
+    with the collector off; ``jit(f).plan(x)`` on a temporary still works."""
+    import gc
+    import weakref
+
+    gc.disable()
+    try:
+        x = jnp.ones(10)
+        f = (lambda x: lambda: x)(x)
+        g = jud.jit(f)
+        x_ref = weakref.ref(x)
+        del x
+        g()
+        del f
+        assert x_ref() is not None
+        g()
+        del g
+        assert x_ref() is None
+    finally:
+        gc.enable()
+
+    def swap(a: jax.Array, b: jax.Array) -> tuple[jax.Array, jax.Array]:
+        return b * 2, a * 3
+
+    assert jud.jit(swap, donate_argnums=(0, 1)).plan(jnp.ones(4), jnp.ones(4)).pairs == {
+        0: 1, 1: 0}

@@ -89,10 +89,11 @@ def _function_token(fun: Any) -> str:
 def _jit(fun: Any, options: PlannerOptions, jit_kwargs: dict[str, Any]) -> Any:
     jax_jit = jax_internals.original_jit()
     reason = planner.ensure_installed()
+    rebuild = functools.partial(_jit, fun, options, dict(jit_kwargs))
     if reason is not None:
         jitted = jax_jit(fun, **jit_kwargs)
         _warn_unavailable(reason)
-        _attach(jitted, options, "", reason)
+        _attach(jitted, options, "", reason, rebuild)
         return jitted
     compiler_options = jit_kwargs.pop("compiler_options", None)
     if compiler_options is not None and MARKER in compiler_options:
@@ -103,18 +104,27 @@ def _jit(fun: Any, options: PlannerOptions, jit_kwargs: dict[str, Any]) -> Any:
     options = options.with_token(token)
     jitted = jax_jit(fun, compiler_options={**(compiler_options or {}),
                                             MARKER: options.encode()}, **jit_kwargs)
-    _attach(jitted, options, token, None)
+    _attach(jitted, options, token, None, rebuild)
     return jitted
 
 
-def _attach(jitted: Any, options: PlannerOptions, token: str, reason: str | None) -> None:
-    # The methods hold the object itself (a cycle the collector frees): ``jit(f).plan(x)``
-    # drops the temporary jit object before the call.
+def _attach(jitted: Any, options: PlannerOptions, token: str, reason: str | None,
+            rebuild: Callable[[], Any]) -> None:
+    # The methods hold the object weakly (a strong reference would be a cycle, and JAX's
+    # users expect a jit object, and what its function closes over, to be freed as soon as
+    # the last reference goes), and how to re-create it: ``jit(f).plan(x)`` drops the
+    # temporary jit object before the call, and an equal re-created one shares its caches.
+    ref = weakref.ref(jitted)
+
+    def target() -> Any:
+        obj = ref()
+        return obj if obj is not None else rebuild()
+
     def plan_method(*args: Any, **kwargs: Any) -> CallPlan:
-        return plan(jitted, *args, **kwargs)
+        return plan(target(), *args, **kwargs)
 
     def explain_method(*args: Any, **kwargs: Any) -> DonationReport:
-        return explain(jitted, *args, **kwargs)
+        return explain(target(), *args, **kwargs)
 
     functools.update_wrapper(plan_method, plan, assigned=("__doc__",), updated=())
     functools.update_wrapper(explain_method, explain, assigned=("__doc__",), updated=())
