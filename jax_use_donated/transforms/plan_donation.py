@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, get_args
 
 from xdsl.context import Context
@@ -23,10 +23,11 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     ModuleOp,
     SymbolRefAttr,
+    TensorType,
     i32,
 )
 from xdsl.dialects.func import CallOp, FuncOp
-from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.diagnostic import Diagnostic as XDiagnostic
 from xdsl.utils.exceptions import PassFailedException
@@ -36,9 +37,20 @@ from jax_use_donated.adapters.xdsl_ir import (
     functions_with_donors,
     op_name,
 )
-from jax_use_donated.analysis.errors import ALIASING_OUTPUT, BUFFER_DONOR, DonationError
-from jax_use_donated.analysis.model import DonationKind, FunctionModel, SourceLoc
-from jax_use_donated.analysis.plan import DonationPlan, DonorVerdict, Ordering, Reason
+from jax_use_donated.analysis.errors import (
+    ALIASING_OUTPUT,
+    BUFFER_DONOR,
+    DonationError,
+    validate_function,
+)
+from jax_use_donated.analysis.model import Donation, DonationKind, FunctionModel, SourceLoc
+from jax_use_donated.analysis.plan import (
+    DonationPlan,
+    DonorVerdict,
+    Ordering,
+    Reason,
+    compat_key,
+)
 from jax_use_donated.analysis.plan import plan_donation as core_plan_donation
 from jax_use_donated.analysis.xla_fallback import XlaFallback, xla_fallback
 from jax_use_donated.diagnostics import Diagnostic, emit
@@ -197,14 +209,16 @@ class JaxPlanDonation(KebabOptions, ModulePass):
                 "(fusion-safe=true) would compute wrongly; choose one")
         with gc_paused():
             for func in list(functions_with_donors(op)):
-                fn, plan = plan_function(func, op, self.ordering, self.keep_existing_aliases,
-                                         self.fusion_safe)
-                fallback = self._fallback(fn, plan)
-                self._report(fn, plan, func, op, fallback)
                 if self.mode == "alias":
+                    fn, plan = plan_function(func, op, self.ordering,
+                                             self.keep_existing_aliases, self.fusion_safe)
+                    fallback = self._fallback(fn, plan)
+                    self._report(fn, plan, func, op, fallback)
                     self._rewrite_alias(func, fn, plan, fallback)
                 else:
-                    self._rewrite_materialize(func, fn, plan, op)
+                    fn, plan, existing = plan_materialize(func, op, self.keep_existing_aliases)
+                    self._report(fn, plan, func, op, self._fallback(fn, plan))
+                    self._rewrite_materialize(func, fn, plan, existing, op)
 
     def _fallback(self, fn: FunctionModel, plan: DonationPlan) -> XlaFallback:
         """What unpaired donors keep: for XLA (``xla-fallback``) JAX's choice, else nothing
@@ -245,7 +259,24 @@ class JaxPlanDonation(KebabOptions, ModulePass):
         _set_arg_attrs(func, attrs)
 
     def _rewrite_materialize(self, func: FuncOp, fn: FunctionModel, plan: DonationPlan,
-                             module: ModuleOp) -> None:
+                             existing: ExistingDestinations, module: ModuleOp) -> None:
+        """One ``materialize_in_destination`` per pair, before the return, in result order;
+        ``bufferization.writable`` true exactly on the tensor arguments something writes (the
+        chosen donors, the input's own destinations, donors kept by ``keep-unpaired-donors``),
+        false on the others::
+
+            // before: %a, %b donated; the input already writes result 1 into %c
+            %m = bufferization.materialize_in_destination %y in %c ...
+            func.return %x, %m
+            // after: %a hosts result 0; %b is left alone (result 1 already has a
+            // destination), %c stays writable
+            func.func @f(%a {bufferization.writable = true},
+                         %b {bufferization.writable = false},
+                         %c {bufferization.writable = true})
+            %m = bufferization.materialize_in_destination %y in %c ...
+            %0 = bufferization.materialize_in_destination %x in %a ...
+            func.return %0, %m
+        """
         ret = fn.return_handle
         assert isinstance(ret, Operation)
         block = func.body.blocks.first
@@ -256,6 +287,7 @@ class JaxPlanDonation(KebabOptions, ModulePass):
 
         new_outputs: list[SSAValue] = list(ret.operands)
         for d, k in sorted(plan.pairs.items(), key=lambda p: p[1]):
+            assert k not in existing.hosted and d not in existing.written
             value, dest = ret.operands[k], block.args[d]
             if value is dest:
                 continue  # the donor is returned unchanged: it already is in place
@@ -264,16 +296,15 @@ class JaxPlanDonation(KebabOptions, ModulePass):
             new_outputs[k] = mat.results[0]
 
         attrs = _arg_attr_dicts(func)
-        donor_ids = {a.index for a in fn.donors}
         for i, d in enumerate(attrs):
-            if i in donor_ids:
-                d.pop(ALIASING_OUTPUT, None)
-                keep = i not in plan.pairs and self.keep_unpaired_donors
-                if not keep:
-                    d.pop(BUFFER_DONOR, None)
-                d[WRITABLE] = IntegerAttr.from_bool(i in plan.pairs or keep)
-            else:
-                d[WRITABLE] = IntegerAttr.from_bool(False)
+            donated = ALIASING_OUTPUT in d or BUFFER_DONOR in d
+            written = i in plan.pairs or i in existing.written
+            kept = donated and not written and self.keep_unpaired_donors
+            d.pop(ALIASING_OUTPUT, None)
+            if not kept:
+                d.pop(BUFFER_DONOR, None)
+            if isinstance(block.args[i].type, TensorType):
+                d[WRITABLE] = IntegerAttr.from_bool(written or kept)
         _set_arg_attrs(func, attrs)
 
         if removed:
@@ -286,6 +317,105 @@ class JaxPlanDonation(KebabOptions, ModulePass):
                     [a for k, a in enumerate(func.res_attrs.data) if k not in gone])
             _update_callers(func, gone, module)
         ret.operands = new_outputs
+
+
+VIEW_OPS = frozenset({
+    "tensor.extract_slice", "tensor.expand_shape", "tensor.collapse_shape", "tensor.cast",
+    "tensor.reshape", "stablehlo.reshape",
+})
+"""Ops whose result is (after bufferization) a view of operand 0's buffer: writing into the
+result writes into the operand."""
+
+
+@dataclass
+class ExistingDestinations:
+    """What the input itself materializes into its arguments:
+    ``bufferization.materialize_in_destination`` ops (anywhere in the function) whose
+    destination is an entry-block argument, a view of one (:data:`VIEW_OPS`) or another such
+    op's result."""
+
+    written: dict[int, Operation] = field(default_factory=dict)
+    """argument index -> the first op that writes into its buffer."""
+    hosted: dict[int, int] = field(default_factory=dict)
+    """result index -> the argument whose buffer the returned value was materialized into."""
+
+
+def argument_root(value: SSAValue, func: FuncOp) -> int | None:
+    """The entry-block argument whose buffer ``value`` is, through materializations and
+    views, or ``None``."""
+    block = func.body.blocks.first
+    while True:
+        if isinstance(value, BlockArgument):
+            return value.index if value.block is block else None
+        assert isinstance(value, OpResult)
+        owner = value.op
+        if isinstance(owner, MaterializeInDestinationOp):
+            value = owner.dest
+        elif op_name(owner) in VIEW_OPS and owner.operands:
+            value = owner.operands[0]
+        else:
+            return None
+
+
+def existing_destinations(func: FuncOp) -> ExistingDestinations:
+    """See :class:`ExistingDestinations`."""
+    found = ExistingDestinations()
+    block = func.body.blocks.first
+    if block is None or block.last_op is None:
+        return found
+    for op in func.walk():
+        if isinstance(op, MaterializeInDestinationOp):
+            root = argument_root(op.dest, func)
+            if root is not None:
+                found.written.setdefault(root, op)
+    for k, v in enumerate(block.last_op.operands):
+        if isinstance(v, OpResult) and isinstance(v.op, MaterializeInDestinationOp):
+            root = argument_root(v, func)
+            if root is not None:
+                found.hosted[k] = root
+    return found
+
+
+def plan_materialize(func: FuncOp, module: ModuleOp, keep_existing_aliases: bool
+                     ) -> tuple[FunctionModel, DonationPlan, ExistingDestinations]:
+    """Plan ``func`` for ``mode=materialize``: like :func:`plan_function` in program order,
+    except that a result the input already materialized into an argument is hosted (no donor
+    may take it: one destination per result) and an argument the input already writes into is
+    not a donor (one result per buffer). ``keep-existing-aliases`` pairs that contradict the
+    input's own destinations are errors."""
+    existing = existing_destinations(func)
+    try:
+        fn = build_function_model(func)
+        validate_function(fn)
+        for arg in fn.donors:
+            k = arg.donation.alias_index
+            if keep_existing_aliases and k is not None and (
+                    arg.index in existing.written or k in existing.hosted) \
+                    and existing.hosted.get(k) != arg.index:
+                where = existing.written.get(arg.index, func)
+                raise fail(
+                    f"keep-existing-aliases: argument {arg.display_name} of @{fn.name} "
+                    f"aliases result {k}, but the input already materializes "
+                    + (f"result {k} into %arg{existing.hosted[k]}" if k in existing.hosted
+                       else f"another value into {arg.display_name}"), where, module)
+            if arg.index in existing.written:
+                arg.donation = Donation()
+        taken: dict[object, list[str]] = {}
+        for k, d in existing.hosted.items():
+            res = fn.results[k]
+            taken.setdefault(compat_key(res), []).append(f"result {k} into %arg{d}")
+            res.tensor = None  # no compatible donor: it already has its destination
+        plan = core_plan_donation(fn, "program", keep_existing_aliases)
+    except DonationError as err:
+        raise _from_donation_error(err, func, module) from None
+    for verdict in plan.unpaired:
+        held = taken.get(compat_key(verdict.arg))
+        if verdict.reason is Reason.NO_COMPATIBLE_RESULT and held:
+            verdict.message = verdict.message.split(" is not reused:")[0] + (
+                " is not reused: every result of its type already has a destination in the "
+                f"input ({', '.join(held)})")
+    record_plan(fn, plan)
+    return fn, plan, existing
 
 
 def _callers(func: FuncOp, module: ModuleOp) -> list[Operation]:
@@ -384,7 +514,9 @@ def donated_block_args(func: FuncOp) -> list[BlockArgument]:
 __all__ = [
     "JaxPlanDonation",
     "JaxVerifyDonation",
+    "existing_destinations",
     "plan_function",
+    "plan_materialize",
     "record_plan",
     "record_plans",
 ]
