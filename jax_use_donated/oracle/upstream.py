@@ -45,23 +45,26 @@ class OracleError(Exception):
 
 
 @cache
-def context() -> MlirContext:
+def context(unregistered: bool = False) -> MlirContext:
+    """The shared context with StableHLO registered; ``unregistered`` allows unknown ops
+    (xDSL's ``"test.op"``), a context of its own."""
     ctx = ir.Context()
     _stablehlo.register_dialect(ctx)
     _stablehlo.register_stablehlo_passes()
+    ctx.allow_unregistered_dialects = unregistered
     return ctx
 
 
 def _run(module: MlirModule, pipeline: str) -> None:
     try:
-        passmanager.PassManager.parse(pipeline, context()).run(module.operation)
+        passmanager.PassManager.parse(pipeline, module.context).run(module.operation)
     except Exception as err:  # MLIRError carries the diagnostics
         raise OracleError(f"{pipeline}: {err}") from None
 
 
-def parse(text: str) -> MlirModule:
+def parse(text: str, unregistered: bool = False) -> MlirModule:
     try:
-        return ir.Module.parse(text, context())
+        return ir.Module.parse(text, context(unregistered))
     except Exception as err:
         raise OracleError(f"upstream MLIR cannot parse the module: {err}") from None
 
@@ -101,18 +104,25 @@ class Bufferized:
     num_results: int
 
 
-def bufferize(linalg_text: str, function: str = "main") -> Bufferized:
+def bufferize(linalg_text: str, function: str = "main", unknown_ops: bool = False
+              ) -> Bufferized:
     """``eliminate-empty-tensors`` + ``one-shot-bufferize`` with function boundaries; counts
-    ``memref.alloc`` and ``memref.copy`` (and ``linalg.copy``) in the result."""
-    analysed = parse(linalg_text)
+    ``memref.alloc`` and ``memref.copy`` (and ``linalg.copy``) in the result. ``unknown_ops``
+    parses unregistered ops and lets bufferization leave ops it does not know
+    (``allow-unknown-ops``): such a module bufferizes but cannot run."""
+    extra = " allow-unknown-ops" if unknown_ops else ""
+    analyse = ANALYSE.replace("test-analysis-only", f"test-analysis-only{extra}")
+    full = BUFFERIZE.replace("allow-return-allocs-from-loops",
+                             f"allow-return-allocs-from-loops{extra}")
+    analysed = parse(linalg_text, unknown_ops)
     out_of_place = 0
-    _run(analysed, ANALYSE)
+    _run(analysed, analyse)
     for op in _walk(analysed):
         if "__inplace_operands_attr__" in op.attributes:
             marks = ir.ArrayAttr(op.attributes["__inplace_operands_attr__"])
             out_of_place += sum(ir.StringAttr(m).value == "false" for m in marks)
-    module = parse(linalg_text)
-    _run(module, BUFFERIZE)
+    module = parse(linalg_text, unknown_ops)
+    _run(module, full)
     ops = _walk(module)
     allocs = sum(op.name in ("memref.alloc", "memref.alloca") for op in ops)
     copies = sum(op.name in ("memref.copy", "linalg.copy") for op in ops)
