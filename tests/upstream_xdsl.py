@@ -43,3 +43,23 @@ def download_upstream_tests(workdir: Path) -> list[Path]:
     assert tests, f"the xdsl {xdsl_version} sdist has no {UPSTREAM_TESTS}*.mlir"
     assert len(list(root.glob("*/tests/filecheck/lit.cfg"))) == 1
     return tests
+
+
+def split_functions(path: Path) -> list[tuple[str, str]]:
+    """``(name, module text)`` for each top-level ``func.func`` of an upstream test file (and of
+    each ``// -----`` chunk), each alone in a module printed in generic form, so that one
+    function the pass refuses does not hide the others."""
+    from xdsl.dialects.builtin import ModuleOp
+    from xdsl.dialects.func import FuncOp
+
+    from jax_use_donated.ir_text import parse_module, print_module
+    from jax_use_donated.oracle.harness import xdsl_context
+
+    found: list[tuple[str, str]] = []
+    for chunk in path.read_text().split("// -----"):
+        module = parse_module(xdsl_context(), chunk)
+        for op in list(module.ops):
+            if isinstance(op, FuncOp):
+                op.detach()
+                found.append((op.sym_name.data, print_module(ModuleOp([op]), generic=True)))
+    return found

@@ -149,9 +149,10 @@ def _static(func: Any, report: MaterializeCheck) -> None:
 
 def _dtype(t: Any) -> tuple[tuple[int, ...], Any] | None:
     ir = upstream.ir
-    if not ir.RankedTensorType.isinstance(t):
+    try:
+        rt = ir.RankedTensorType(t)
+    except (TypeError, ValueError):
         return None
-    rt = ir.RankedTensorType(t)
     if not rt.has_static_shape:
         return None
     dtype = _NUMPY.get(str(rt.element_type))
@@ -295,8 +296,8 @@ def check_materialized(
     return report
 
 
-def reference_outputs(text: str, function: str, inputs: Sequence[np.ndarray],
-                      result_count: int) -> list[np.ndarray]:
+def reference_outputs(text: str, function: str, inputs: Sequence[np.ndarray]
+                      ) -> list[np.ndarray]:
     """Run ``function`` of an input module as it is (its arguments writable, as upstream
     assumes by default) on copies of ``inputs``: the expected numbers for inputs that have no
     JAX program behind them. Raises :class:`.upstream.OracleError` when it cannot run."""
@@ -306,7 +307,6 @@ def reference_outputs(text: str, function: str, inputs: Sequence[np.ndarray],
     b = upstream.bufferize(linalg, function)
     compiled = upstream.compile_bufferized(b, function)
     templates = _result_templates(text, function)
-    assert len(templates) == result_count, (len(templates), result_count)
     return upstream.execute(compiled, [np.array(a, order="C") for a in inputs], templates)
 
 

@@ -44,10 +44,14 @@ class OracleError(Exception):
     """An upstream pipeline step failed (message carries MLIR's diagnostics)."""
 
 
-@cache
 def context(unregistered: bool = False) -> MlirContext:
     """The shared context with StableHLO registered; ``unregistered`` allows unknown ops
     (xDSL's ``"test.op"``), a context of its own."""
+    return _context(bool(unregistered))
+
+
+@cache
+def _context(unregistered: bool) -> MlirContext:
     ctx = ir.Context()
     _stablehlo.register_dialect(ctx)
     _stablehlo.register_stablehlo_passes()

@@ -376,6 +376,21 @@ def existing_destinations(func: FuncOp) -> ExistingDestinations:
     return found
 
 
+def _aliases_as_marks(fn: FunctionModel) -> None:
+    """In materialize mode ``tf.aliasing_output`` only marks a donor (as in xDSL's
+    ``jax-use-donated-arguments``, whose own tests give several arguments ``= 0``): an index
+    that repeats an earlier donor's or names no result is a hint to drop, not an error (with
+    ``keep-existing-aliases`` it still is one)."""
+    seen: set[int] = set()
+    for arg in fn.donors:
+        k = arg.donation.alias_index
+        if k is None:
+            continue
+        if k in seen or not 0 <= k < len(fn.results):
+            arg.donation = Donation(DonationKind.BUFFER_DONOR)
+        seen.add(k)
+
+
 def plan_materialize(func: FuncOp, module: ModuleOp, keep_existing_aliases: bool
                      ) -> tuple[FunctionModel, DonationPlan, ExistingDestinations]:
     """Plan ``func`` for ``mode=materialize``: like :func:`plan_function` in program order,
@@ -386,6 +401,8 @@ def plan_materialize(func: FuncOp, module: ModuleOp, keep_existing_aliases: bool
     existing = existing_destinations(func)
     try:
         fn = build_function_model(func)
+        if not keep_existing_aliases:
+            _aliases_as_marks(fn)
         validate_function(fn)
         for arg in fn.donors:
             k = arg.donation.alias_index
