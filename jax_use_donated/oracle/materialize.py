@@ -125,9 +125,10 @@ def _static(func: Any, report: MaterializeCheck) -> None:
         report.problems.append(f"%arg{i} is written by a {MATERIALIZE} but marked "
                                f"{WRITABLE} = false")
     ret = block.operations[len(block.operations) - 1]
-    owner: dict[int, int] = {}
-    for k, v in enumerate(ret.operands):
-        dests: list[int] = []
+    returned = list(ret.operands)
+    owner: dict[int, Any] = {}
+    for k, v in enumerate(returned):
+        value, dests = v, []
         while not isinstance(v.owner, ir.Block) and v.owner.name in (MATERIALIZE, *VIEW_OPS):
             op = v.owner
             if op.name == MATERIALIZE:
@@ -135,16 +136,18 @@ def _static(func: Any, report: MaterializeCheck) -> None:
                 if root is not None:
                     dests.append(root)
             v = op.operands[0]
+            if any(v == r for r in returned):
+                break  # another result's value (and destination): this one copies it
         if len(dests) > 1:
             report.problems.append(f"result {k} is materialized into "
                                    f"{len(dests)} arguments: "
                                    + ", ".join(f"%arg{d}" for d in dests))
         if dests:
             report.destinations[k] = dests[0]
-            if dests[0] in owner and owner[dests[0]] != k:
-                report.problems.append(f"results {owner[dests[0]]} and {k} are both "
-                                       f"materialized into %arg{dests[0]}")
-            owner.setdefault(dests[0], k)
+            if dests[0] in owner and owner[dests[0]] != value:
+                report.problems.append(f"two different results are materialized into "
+                                       f"%arg{dests[0]} (result {k} is one)")
+            owner.setdefault(dests[0], value)
 
 
 def _dtype(t: Any) -> tuple[tuple[int, ...], Any] | None:

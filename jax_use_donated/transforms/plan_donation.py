@@ -43,6 +43,7 @@ from jax_use_donated.analysis.errors import (
     DonationError,
     validate_function,
 )
+from jax_use_donated.analysis.liveness import Liveness, ProducedBy
 from jax_use_donated.analysis.model import Donation, DonationKind, FunctionModel, SourceLoc
 from jax_use_donated.analysis.plan import (
     DonationPlan,
@@ -286,14 +287,24 @@ class JaxPlanDonation(KebabOptions, ModulePass):
             _check_callers(func, removed, module)
 
         new_outputs: list[SSAValue] = list(ret.operands)
+        # value -> its first materialization: upstream's eliminate-empty-tensors computes the
+        # value into that destination, after which any later use of the value itself (a
+        # second materialization, the return) is a read-after-write conflict one-shot
+        # bufferization cannot avoid; later uses read the materialized value instead.
+        first: dict[SSAValue, SSAValue] = {}
         for d, k in sorted(plan.pairs.items(), key=lambda p: p[1]):
             assert k not in existing.hosted and d not in existing.written
             value, dest = ret.operands[k], block.args[d]
             if value is dest:
                 continue  # the donor is returned unchanged: it already is in place
-            mat = MaterializeInDestinationOp(operands=[value, dest], result_types=[value.type])
+            source = first.get(value, value)
+            mat = MaterializeInDestinationOp(operands=[source, dest], result_types=[value.type])
             block.insert_op_before(mat, ret)
+            first.setdefault(value, mat.results[0])
             new_outputs[k] = mat.results[0]
+        for j, v in enumerate(ret.operands):
+            if new_outputs[j] is v and v in first:
+                new_outputs[j] = first[v]  # the same value, returned from its destination
 
         attrs = _arg_attr_dicts(func)
         for i, d in enumerate(attrs):
@@ -391,6 +402,38 @@ def _aliases_as_marks(fn: FunctionModel) -> None:
         seen.add(k)
 
 
+def _drop_overwritten_pairs(fn: FunctionModel, plan: DonationPlan) -> None:
+    """Unpair a donor that an op always overwrites in place (``dynamic_update_slice``,
+    ``scatter``: ``tensor.insert_slice`` after legalization) when that op's result is another
+    result than the one the donor hosts: one-shot bufferization writes the op into the donor
+    and then cannot also materialize the other result there ("cannot avoid RaW conflict")::
+
+        %u = stablehlo.dynamic_update_slice %b, %s, %i ...   // written into %b's buffer
+        %m = bufferization.materialize_in_destination %x in %b ...   // refused upstream
+        func.return %m, %u
+    """
+    live = Liveness(fn)
+    for res in fn.results:
+        writer = live.writers[res.index]
+        if not isinstance(writer, ProducedBy) or not live.semantics[writer.op].overwrites:
+            continue
+        op = fn.ops[writer.op]
+        for pos in sorted(live.semantics[writer.op].in_place.get(writer.result, ())):
+            if pos >= len(op.operands):
+                continue
+            for d in sorted(live.roots_of(op.operands[pos])):
+                k = plan.pairs.get(d)
+                if k is None or fn.results[k].value == res.value:
+                    continue
+                del plan.pairs[d]
+                verdict = next(v for v in plan.verdicts if v.arg.index == d)
+                verdict.result, verdict.reason = None, Reason.READ_AFTER_WRITE
+                verdict.message = verdict.message.split(" hosts result")[0] + (
+                    f" is not reused: result {res.index} is produced by {op.describe()}, "
+                    f"which overwrites it in place, so bufferization cannot also "
+                    f"materialize result {k} into it")
+
+
 def plan_materialize(func: FuncOp, module: ModuleOp, keep_existing_aliases: bool
                      ) -> tuple[FunctionModel, DonationPlan, ExistingDestinations]:
     """Plan ``func`` for ``mode=materialize``: like :func:`plan_function` in program order,
@@ -425,6 +468,7 @@ def plan_materialize(func: FuncOp, module: ModuleOp, keep_existing_aliases: bool
         plan = core_plan_donation(fn, "program", keep_existing_aliases)
     except DonationError as err:
         raise _from_donation_error(err, func, module) from None
+    _drop_overwritten_pairs(fn, plan)
     for verdict in plan.unpaired:
         held = taken.get(compat_key(verdict.arg))
         if verdict.reason is Reason.NO_COMPATIBLE_RESULT and held:
