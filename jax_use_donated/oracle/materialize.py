@@ -53,10 +53,14 @@ class MaterializeCheck:
     function: str
     destinations: dict[int, int] = field(default_factory=dict)
     """output result index -> the argument it is materialized into."""
+    returned_args: dict[int, int] = field(default_factory=dict)
+    """output result index -> the argument it returns unchanged."""
     written: set[int] = field(default_factory=set)
     """Arguments some ``materialize_in_destination`` writes into."""
     read_only: set[int] = field(default_factory=set)
     """Arguments marked ``bufferization.writable = false``."""
+    writable: set[int] = field(default_factory=set)
+    """Arguments marked ``bufferization.writable = true``."""
     bufferized: bool = False
     executed: bool = False
     not_run: str | None = None
@@ -110,8 +114,8 @@ def _static(func: Any, report: MaterializeCheck) -> None:
                  if "arg_attrs" in func.attributes else [])
     for i, attrs in enumerate(arg_attrs):
         d = ir.DictAttr(attrs)
-        if WRITABLE in d and not ir.BoolAttr(d[WRITABLE]).value:
-            report.read_only.add(i)
+        if WRITABLE in d:
+            (report.writable if ir.BoolAttr(d[WRITABLE]).value else report.read_only).add(i)
 
     def visit(op: Any) -> Any:
         if op.name == MATERIALIZE:
@@ -128,6 +132,8 @@ def _static(func: Any, report: MaterializeCheck) -> None:
     returned = list(ret.operands)
     owner: dict[int, Any] = {}
     for k, v in enumerate(returned):
+        if isinstance(v.owner, ir.Block) and v.owner == block:
+            report.returned_args[k] = ir.BlockArgument(v).arg_number
         value, dests = v, []
         while not isinstance(v.owner, ir.Block) and v.owner.name in (MATERIALIZE, *VIEW_OPS):
             op = v.owner

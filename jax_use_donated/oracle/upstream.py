@@ -162,7 +162,36 @@ def compile_bufferized(b: Bufferized, function: str = "main") -> Compiled:
     entry.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get(context())
     _run(module, TO_LLVM)
     engine = execution_engine.ExecutionEngine(module, opt_level=0)
+    engine.raw_register_runtime("memrefCopy", ctypes.cast(_MEMREF_COPY, ctypes.c_void_p))
     return Compiled(engine, b.returned_args, b.num_results, function)
+
+
+class _UnrankedMemRef(ctypes.Structure):
+    _fields_ = [("rank", ctypes.c_int64), ("descriptor", ctypes.c_void_p)]
+
+
+def _strided_view(elem_size: int, memref: Any) -> np.ndarray:
+    """A numpy view of a ranked memref descriptor ``{allocated, aligned, offset, sizes[rank],
+    strides[rank]}`` (elements as opaque ``elem_size``-byte records)."""
+    rank = memref.contents.rank
+    words = (ctypes.c_int64 * (3 + 2 * rank)).from_address(memref.contents.descriptor)
+    aligned, offset = words[1], words[2]
+    sizes, strides = list(words[3:3 + rank]), list(words[3 + rank:3 + 2 * rank])
+    extent = 0 if 0 in sizes else 1 + sum((n - 1) * abs(s) for n, s in zip(sizes, strides,
+                                                                            strict=True))
+    raw = (ctypes.c_char * (extent * elem_size)).from_address(aligned + offset * elem_size)
+    flat = np.frombuffer(raw, dtype=np.dtype(f"V{elem_size}"))
+    return np.lib.stride_tricks.as_strided(flat, shape=sizes,
+                                           strides=[s * elem_size for s in strides])
+
+
+@ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.POINTER(_UnrankedMemRef),
+                  ctypes.POINTER(_UnrankedMemRef))
+def _MEMREF_COPY(elem_size: int, src: Any, dst: Any) -> None:
+    """``memrefCopy`` of MLIR's C runner utils (which the wheel does not ship): what
+    ``finalize-memref-to-llvm`` calls for a copy between non-contiguous memrefs."""
+    source = _strided_view(elem_size, src).copy()
+    _strided_view(elem_size, dst)[...] = source
 
 
 def _function(module: MlirModule, name: str) -> MlirOperation:

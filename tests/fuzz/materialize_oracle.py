@@ -19,7 +19,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from jax_use_donated.oracle.materialize import MaterializeCheck, check_materialized
-from jax_use_donated.transforms.plan_donation import record_plans
 from tests.fuzz.pass_oracle import Config, DriverRun, assert_clean_failure, run_driver
 from tests.fuzz.stablehlo_modules import ModuleCase
 
@@ -48,11 +47,17 @@ def _materialize(case: ModuleCase, options: str) -> tuple[int, str, str]:
 
 
 def _plan_pairs(case: ModuleCase, options: str) -> dict[int, int]:
-    """donor -> result of ``@main``'s plan, as the pass recorded it."""
-    with record_plans() as plans:
-        code, _, err = _materialize(case, options)
-    assert code == 0, err
-    return next((dict(plan.pairs) for fn, plan in plans if fn.name == "main"), {})
+    """donor -> result of ``@main``'s plan, read off the output without
+    ``remove-matched-outputs``: each result materialized into an argument, and each writable
+    argument returned unchanged (a donor that hosts its own value)."""
+    code, out, err = _materialize(case, options.replace("remove-matched-outputs=true", ""))
+    assert code == 0, f"driver failed without remove-matched-outputs:\n{err}"
+    full = check_materialized(out, "main")
+    pairs = {d: k for k, d in full.destinations.items()}
+    for k, d in sorted(full.returned_args.items()):
+        if d in full.writable and d not in pairs and k not in full.destinations:
+            pairs[d] = k
+    return pairs
 
 
 def check_materialize_config(case: ModuleCase, config: Config, reference: list[np.ndarray]
