@@ -91,6 +91,20 @@ def function_names(text: str, unregistered: bool = True) -> list[str]:
             if v.operation.name == "func.func" and len(v.operation.regions[0].blocks)]
 
 
+def rewritten_functions(text: str) -> list[str]:
+    """The defined ``func.func``s that carry ``bufferization.writable`` on an argument (what
+    ``mode=materialize`` marks on every function it rewrites)."""
+    module = upstream.parse(text, unregistered=True)
+    names: list[str] = []
+    for view in module.body.operations:
+        op = view.operation
+        if op.name == "func.func" and "arg_attrs" in op.attributes and any(
+                WRITABLE in upstream.ir.DictAttr(d)
+                for d in upstream.ir.ArrayAttr(op.attributes["arg_attrs"])):
+            names.append(upstream.ir.StringAttr(op.attributes["sym_name"]).value)
+    return names
+
+
 def _root(value: Any, block: Any) -> int | None:
     """The argument of ``block`` whose buffer ``value`` is (through materializations and
     views), or ``None``."""
@@ -154,6 +168,24 @@ def _static(func: Any, report: MaterializeCheck) -> None:
                 report.problems.append(f"two different results are materialized into "
                                        f"%arg{dests[0]} (result {k} is one)")
             owner.setdefault(dests[0], value)
+
+
+def new_pairs(input_text: str, output_text: str, function: str) -> dict[int, int]:
+    """argument -> result of the pairs a materialize-mode run added, read off its output
+    (without ``remove-matched-outputs``): results materialized into an argument that the input
+    did not already materialize, and results that return a donor now marked writable
+    unchanged (it hosts its own value)."""
+    before, after = MaterializeCheck(function), MaterializeCheck(function)
+    for text, report in ((input_text, before), (output_text, after)):
+        module = upstream.parse(text, unregistered=True)  # keeps the function alive
+        _static(_function(module, function), report)
+    pairs = {d: k for k, d in after.destinations.items()
+             if before.destinations.get(k) != d}
+    for k, d in sorted(after.returned_args.items()):
+        if d in after.writable and d not in after.written and k not in after.destinations \
+                and d not in pairs:
+            pairs[d] = k
+    return pairs
 
 
 def _dtype(t: Any) -> tuple[tuple[int, ...], Any] | None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from jax_use_donated.oracle.materialize import MaterializeCheck, check_materialized
+from jax_use_donated.oracle.materialize import MaterializeCheck, check_materialized, new_pairs
 from tests.fuzz.pass_oracle import Config, DriverRun, assert_clean_failure, run_driver
 from tests.fuzz.stablehlo_modules import ModuleCase
 
@@ -48,16 +48,10 @@ def _materialize(case: ModuleCase, options: str) -> tuple[int, str, str]:
 
 def _plan_pairs(case: ModuleCase, options: str) -> dict[int, int]:
     """donor -> result of ``@main``'s plan, read off the output without
-    ``remove-matched-outputs``: each result materialized into an argument, and each writable
-    argument returned unchanged (a donor that hosts its own value)."""
+    ``remove-matched-outputs`` (:func:`~jax_use_donated.oracle.materialize.new_pairs`)."""
     code, out, err = _materialize(case, options.replace("remove-matched-outputs=true", ""))
     assert code == 0, f"driver failed without remove-matched-outputs:\n{err}"
-    full = check_materialized(out, "main")
-    pairs = {d: k for k, d in full.destinations.items()}
-    for k, d in sorted(full.returned_args.items()):
-        if d in full.writable and d not in pairs and k not in full.destinations:
-            pairs[d] = k
-    return pairs
+    return new_pairs(case.text, out, "main")
 
 
 def check_materialize_config(case: ModuleCase, config: Config, reference: list[np.ndarray]
