@@ -180,7 +180,7 @@ def _strided_view(elem_size: int, memref: Any) -> np.ndarray:
     extent = 0 if 0 in sizes else 1 + sum((n - 1) * abs(s) for n, s in zip(sizes, strides,
                                                                             strict=True))
     raw = (ctypes.c_char * (extent * elem_size)).from_address(aligned + offset * elem_size)
-    flat = np.frombuffer(raw, dtype=np.dtype(f"V{elem_size}"))
+    flat = np.frombuffer(memoryview(raw), dtype=np.dtype(f"V{elem_size}"))
     return np.lib.stride_tricks.as_strided(flat, shape=sizes,
                                            strides=[s * elem_size for s in strides])
 

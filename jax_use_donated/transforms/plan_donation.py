@@ -147,8 +147,14 @@ class JaxPlanDonation(KebabOptions, ModulePass):
 
     * ``mode=materialize`` (for bufferization pipelines; block order is execution order):
       insert ``bufferization.materialize_in_destination`` before the return, as xDSL's upstream
-      pass does, mark the chosen donors ``bufferization.writable = true`` and every other
-      argument ``false``, and drop their donation attributes::
+      pass does, mark ``bufferization.writable = true`` the tensor arguments something writes
+      (the chosen donors, and the input's own destinations) and ``false`` every other tensor
+      argument, and drop the donation attributes (``tf.aliasing_output`` only marks a donor
+      here, as in xDSL's pass). A result the input already materializes into an argument keeps
+      that one destination, and that argument hosts nothing else; a value returned several
+      times is materialized once (later positions read that destination); a donor that an op
+      overwrites in place for another result is not paired. The output goes through upstream
+      ``eliminate-empty-tensors`` and ``one-shot-bufferize`` (tested)::
 
           %2 = bufferization.materialize_in_destination %0 in %b
                  : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
