@@ -7,6 +7,7 @@
 // RUN: jax-donate-opt %s --split-input-file -p 'jax-plan-donation{mode=materialize},jax-plan-donation{mode=materialize}' 2>/dev/null | filecheck %s --check-prefix=TWICE
 // RUN: jax-donate-opt %s --split-input-file -p 'jax-plan-donation{mode=materialize keep-unpaired-donors=true},jax-plan-donation{mode=materialize}' 2>/dev/null | filecheck %s --check-prefix=KEEPTWICE
 // RUN: jax-donate-opt %s --split-input-file -p 'jax-plan-donation{mode=materialize}' 2>&1 >/dev/null | filecheck %s --check-prefix=WARN
+// RUN: jax-donate-opt %s --split-input-file -p 'jax-plan-donation{mode=materialize keep-existing-aliases=true}' --verify-diagnostics 2>/dev/null | filecheck %s --check-prefix=KEA
 // Every function here also goes through upstream one-shot bufferization and runs
 // (tests/test_materialize_bufferizes.py).
 
@@ -151,6 +152,7 @@ func.func public @same_value_twice(%a: tensor<4xf32> {tf.aliasing_output = 0 : i
 // CHECK-SAME:    (%{{.*}}: tensor<4xf32> {bufferization.writable = false}, %{{.*}}: tensor<2xf32> {bufferization.writable = false})
 // CHECK-NOT:     bufferization.materialize_in_destination
 // CHECK:         func.return
+// KEA: keep-existing-aliases: argument %arg0 of @overwritten_elsewhere aliases result 0, but result 1 is produced by stablehlo.dynamic_update_slice, which overwrites it in place, so bufferization cannot also materialize result 0 into it
 // WARN: warning: donated argument (%arg0: tensor<4xf32>) is not reused: result 1 is produced by stablehlo.dynamic_update_slice, which overwrites it in place, so bufferization cannot also materialize result 0 into it
 func.func public @overwritten_elsewhere(%b: tensor<4xf32> {tf.aliasing_output = 0 : i32}, %s: tensor<2xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   %i = stablehlo.constant dense<0> : tensor<i32>

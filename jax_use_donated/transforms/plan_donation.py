@@ -408,7 +408,8 @@ def _aliases_as_marks(fn: FunctionModel) -> None:
         seen.add(k)
 
 
-def _drop_overwritten_pairs(fn: FunctionModel, plan: DonationPlan) -> None:
+def _drop_overwritten_pairs(fn: FunctionModel, plan: DonationPlan, kept: bool,
+                            module: ModuleOp) -> None:
     """Unpair a donor that an op always overwrites in place (``dynamic_update_slice``,
     ``scatter``: ``tensor.insert_slice`` after legalization) when that op's result is another
     result than the one the donor hosts: one-shot bufferization writes the op into the donor
@@ -417,6 +418,8 @@ def _drop_overwritten_pairs(fn: FunctionModel, plan: DonationPlan) -> None:
         %u = stablehlo.dynamic_update_slice %b, %s, %i ...   // written into %b's buffer
         %m = bufferization.materialize_in_destination %x in %b ...   // refused upstream
         func.return %m, %u
+
+    With ``keep-existing-aliases`` (``kept``) such a pair is the input's own: an error.
     """
     live = Liveness(fn)
     for res in fn.results:
@@ -431,13 +434,19 @@ def _drop_overwritten_pairs(fn: FunctionModel, plan: DonationPlan) -> None:
                 k = plan.pairs.get(d)
                 if k is None or fn.results[k].value == res.value:
                     continue
+                why = (f"result {res.index} is produced by {op.describe()}, which overwrites "
+                       f"it in place, so bufferization cannot also materialize result {k} "
+                       "into it")
+                if kept and fn.args[d].donation.alias_index == k:
+                    anchor = op.handle if isinstance(op.handle, Operation) else fn.handle
+                    assert isinstance(anchor, Operation)
+                    raise fail(f"keep-existing-aliases: argument {fn.args[d].display_name} "
+                               f"of @{fn.name} aliases result {k}, but {why}", anchor, module)
                 del plan.pairs[d]
                 verdict = next(v for v in plan.verdicts if v.arg.index == d)
                 verdict.result, verdict.reason = None, Reason.READ_AFTER_WRITE
                 verdict.message = verdict.message.split(" hosts result")[0] + (
-                    f" is not reused: result {res.index} is produced by {op.describe()}, "
-                    f"which overwrites it in place, so bufferization cannot also "
-                    f"materialize result {k} into it")
+                    f" is not reused: {why}")
 
 
 def plan_materialize(func: FuncOp, module: ModuleOp, keep_existing_aliases: bool
@@ -474,7 +483,7 @@ def plan_materialize(func: FuncOp, module: ModuleOp, keep_existing_aliases: bool
         plan = core_plan_donation(fn, "program", keep_existing_aliases)
     except DonationError as err:
         raise _from_donation_error(err, func, module) from None
-    _drop_overwritten_pairs(fn, plan)
+    _drop_overwritten_pairs(fn, plan, keep_existing_aliases, module)
     for verdict in plan.unpaired:
         held = taken.get(compat_key(verdict.arg))
         if verdict.reason is Reason.NO_COMPATIBLE_RESULT and held:
