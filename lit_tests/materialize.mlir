@@ -174,3 +174,16 @@ func.func public @repeated_alias(%a: tensor<4xf32> {tf.aliasing_output = 0 : i32
   %1 = "stablehlo.abs"(%b) : (tensor<4xf32>) -> tensor<4xf32>
   func.return %0, %1, %t : tensor<4xf32>, tensor<4xf32>, !stablehlo.token
 }
+
+// -----
+
+// M2 (campaign): a donor returned unchanged hosts itself; a second donor for the same value
+// copies it, and the first position keeps returning the donor (was: redirected to the copy,
+// so the donor's own pair was lost).
+// CHECK-LABEL: func.func public @self_and_copy
+// CHECK-SAME:    (%[[A:.*]]: tensor<2x2xf32> {bufferization.writable = true}, %[[B:.*]]: tensor<2x2xf32> {bufferization.writable = true})
+// CHECK-NEXT:    %[[M:.*]] = bufferization.materialize_in_destination %[[A]] in %[[B]]
+// CHECK-NEXT:    func.return %[[A]], %[[M]] :
+func.func public @self_and_copy(%a: tensor<2x2xf32> {jax.buffer_donor = true}, %b: tensor<2x2xf32> {jax.buffer_donor = true}) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
+  func.return %a, %a : tensor<2x2xf32>, tensor<2x2xf32>
+}

@@ -308,8 +308,9 @@ class JaxPlanDonation(KebabOptions, ModulePass):
             block.insert_op_before(mat, ret)
             first.setdefault(value, mat.results[0])
             new_outputs[k] = mat.results[0]
+        paired = set(plan.pairs.values())
         for j, v in enumerate(ret.operands):
-            if new_outputs[j] is v and v in first:
+            if j not in paired and isinstance(v, OpResult) and v in first:
                 new_outputs[j] = first[v]  # the same value, returned from its destination
 
         attrs = _arg_attr_dicts(func)
