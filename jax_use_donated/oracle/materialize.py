@@ -260,7 +260,7 @@ def lower_to_linalg(text: str) -> tuple[str, list[str]]:
     """``stablehlo-legalize-to-linalg`` on every function (generic form out); also returns the
     names of the StableHLO and unregistered ops left, which bufferization leaves alone."""
     module = upstream.parse(text, unregistered=True)
-    upstream._run(module, upstream.LEGALIZE)  # pyright: ignore[reportPrivateUsage]
+    upstream.run_pipeline(module, upstream.LEGALIZE)
     left: set[str] = set()
 
     def visit(op: Any) -> Any:

@@ -66,6 +66,11 @@ def _run(module: MlirModule, pipeline: str) -> None:
         raise OracleError(f"{pipeline}: {err}") from None
 
 
+def run_pipeline(module: MlirModule, pipeline: str) -> None:
+    """Run a textual pass pipeline on ``module`` in place; :class:`OracleError` on failure."""
+    _run(module, pipeline)
+
+
 def parse(text: str, unregistered: bool = False) -> MlirModule:
     try:
         return ir.Module.parse(text, context(unregistered))

@@ -36,6 +36,8 @@ STATS: Counter[str] = Counter()
 
 @dataclass
 class Materialized:
+    """One configuration's outcome (``executed``, ``bufferized``, ``refused``) and check."""
+
     outcome: str
     check: MaterializeCheck | None = None
 
