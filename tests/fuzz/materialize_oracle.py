@@ -15,12 +15,15 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from jax_use_donated.oracle.materialize import MaterializeCheck, check_materialized, new_pairs
 from tests.fuzz.pass_oracle import Config, DriverRun, assert_clean_failure, run_driver
 from tests.fuzz.stablehlo_modules import ModuleCase
+
+if TYPE_CHECKING:  # the oracle needs the ``[oracle]`` extra: imported where it runs
+    from jax_use_donated.oracle.materialize import MaterializeCheck
 
 MATERIALIZE_CONFIGS: tuple[Config, ...] = (
     Config("mode=materialize"),
@@ -51,6 +54,8 @@ def _materialize(case: ModuleCase, options: str) -> tuple[int, str, str]:
 def _plan_pairs(case: ModuleCase, options: str) -> dict[int, int]:
     """donor -> result of ``@main``'s plan, read off the output without
     ``remove-matched-outputs`` (:func:`~jax_use_donated.oracle.materialize.new_pairs`)."""
+    from jax_use_donated.oracle.materialize import new_pairs
+
     code, out, err = _materialize(case, options.replace("remove-matched-outputs=true", ""))
     assert code == 0, f"driver failed without remove-matched-outputs:\n{err}"
     return new_pairs(case.text, out, "main")
@@ -60,6 +65,8 @@ def check_materialize_config(case: ModuleCase, config: Config, reference: list[n
                              ) -> Materialized:
     """Run one materialize configuration on ``case`` and check it (module docstring);
     ``reference`` holds the input module's results on ``case.inputs()``."""
+    from jax_use_donated.oracle.materialize import check_materialized
+
     code, out, err = _materialize(case, config.options)
     where = f"\nconfig: {config.pipeline}\n{case.describe()}"
     if code != 0:
