@@ -187,3 +187,23 @@ func.func public @repeated_alias(%a: tensor<4xf32> {tf.aliasing_output = 0 : i32
 func.func public @self_and_copy(%a: tensor<2x2xf32> {jax.buffer_donor = true}, %b: tensor<2x2xf32> {jax.buffer_donor = true}) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
   func.return %a, %a : tensor<2x2xf32>, tensor<2x2xf32>
 }
+
+// -----
+
+// M5 (campaign): with remove-matched-outputs a donor that hosts its own value (returned
+// unchanged) is no longer returned, so nothing kept upstream from writing the dead
+// dynamic_update_slice into it in place: the caller's array lost the result. A
+// materialization of the donor into itself now keeps it.
+// REMOVE-LABEL: func.func public @self_hosted_removed
+// REMOVE-SAME:    (%[[B:.*]]: tensor<4xf32> {bufferization.writable = true}, %{{.*}}: tensor<2xf32> {bufferization.writable = false}) -> tensor<2xf32>
+// REMOVE:         bufferization.materialize_in_destination %[[B]] in %[[B]]
+// REMOVE-NEXT:    func.return %{{.*}} : tensor<2xf32>
+// CHECK-LABEL: func.func public @self_hosted_removed
+// CHECK-NOT:     bufferization.materialize_in_destination
+// CHECK:         func.return
+func.func public @self_hosted_removed(%b: tensor<4xf32> {jax.buffer_donor = true}, %s: tensor<2xf32>) -> (tensor<2xf32>, tensor<4xf32>) {
+  %i = stablehlo.constant dense<1> : tensor<i32>
+  %u = "stablehlo.dynamic_update_slice"(%b, %s, %i) : (tensor<4xf32>, tensor<2xf32>, tensor<i32>) -> tensor<4xf32>
+  %n = "stablehlo.negate"(%s) : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %n, %b : tensor<2xf32>, tensor<4xf32>
+}

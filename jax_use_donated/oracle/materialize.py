@@ -185,8 +185,10 @@ def new_pairs(input_text: str, output_text: str, function: str) -> dict[int, int
     for text, report in ((input_text, before), (output_text, after)):
         module = upstream.parse(text, unregistered=True)  # keeps the function alive
         _static(_function(module, function), report)
-    pairs = {d: k for k, d in after.destinations.items()
-             if before.destinations.get(k) != d}
+    pairs: dict[int, int] = {}
+    for k, d in sorted(after.destinations.items()):  # a value returned twice: its first
+        if before.destinations.get(k) != d:          # position is the pair
+            pairs.setdefault(d, k)
     for k, d in sorted(after.returned_args.items()):
         if d in after.writable and d not in after.written and k not in after.destinations \
                 and d not in pairs:

@@ -301,8 +301,12 @@ class JaxPlanDonation(KebabOptions, ModulePass):
         for d, k in sorted(plan.pairs.items(), key=lambda p: p[1]):
             assert k not in existing.hosted and d not in existing.written
             value, dest = ret.operands[k], block.args[d]
-            if value is dest:
-                continue  # the donor is returned unchanged: it already is in place
+            if value is dest:  # the donor is returned unchanged: it already is in place
+                if removed:  # no return keeps its value alive: say it must stay there
+                    keep = MaterializeInDestinationOp(operands=[dest, dest],
+                                                      result_types=[dest.type])
+                    block.insert_op_before(keep, ret)
+                continue
             source = first.get(value, value)
             mat = MaterializeInDestinationOp(operands=[source, dest], result_types=[value.type])
             block.insert_op_before(mat, ret)
