@@ -298,14 +298,12 @@ class JaxPlanDonation(KebabOptions, ModulePass):
         # second materialization, the return) is a read-after-write conflict one-shot
         # bufferization cannot avoid; later uses read the materialized value instead.
         first: dict[SSAValue, SSAValue] = {}
+        self_hosted: list[BlockArgument] = []
         for d, k in sorted(plan.pairs.items(), key=lambda p: p[1]):
             assert k not in existing.hosted and d not in existing.written
             value, dest = ret.operands[k], block.args[d]
             if value is dest:  # the donor is returned unchanged: it already is in place
-                if removed:  # no return keeps its value alive: say it must stay there
-                    keep = MaterializeInDestinationOp(operands=[dest, dest],
-                                                      result_types=[dest.type])
-                    block.insert_op_before(keep, ret)
+                self_hosted.append(dest)
                 continue
             source = first.get(value, value)
             mat = MaterializeInDestinationOp(operands=[source, dest], result_types=[value.type])
@@ -332,6 +330,14 @@ class JaxPlanDonation(KebabOptions, ModulePass):
         if removed:
             gone = set(removed)
             new_outputs = [v for k, v in enumerate(new_outputs) if k not in gone]
+            for dest in self_hosted:
+                if dest not in new_outputs:
+                    # No return keeps the donor's value alive any more: say it must stay in
+                    # place (else bufferization may write a dead op into it). Only then: a
+                    # use of the donor after this op would be a conflict upstream refuses.
+                    keep = MaterializeInDestinationOp(operands=[dest, dest],
+                                                      result_types=[dest.type])
+                    block.insert_op_before(keep, ret)
             outputs = [t for k, t in enumerate(func.function_type.outputs.data) if k not in gone]
             func.function_type = FunctionType.from_lists(func.function_type.inputs.data, outputs)
             if func.res_attrs is not None:
