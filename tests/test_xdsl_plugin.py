@@ -12,9 +12,8 @@ import pkgutil
 import shutil
 import subprocess
 import sys
-import tarfile
 from graphlib import TopologicalSorter
-from importlib.metadata import entry_points, version
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +21,10 @@ import pytest
 
 import jax_use_donated
 from jax_use_donated.universe import UNIVERSE
+from tests.upstream_xdsl import SdistUnavailable, download_upstream_tests
 
 PROBE = Path(__file__).with_name("xdsl_probe.py")
 BIN = Path(sys.executable).parent
-UPSTREAM_TESTS = "tests/filecheck/transforms/jax-use-donated-arguments"
 
 
 def _tool(name: str) -> str:
@@ -53,27 +52,10 @@ def test_our_entry_point_is_installed() -> None:
 def upstream_filecheck_tests(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     """xDSL's ``jax-use-donated-arguments*.mlir`` FileCheck tests (and their ``lit.cfg``),
     extracted from the registry's sdist of the installed xdsl version."""
-    xdsl_version = version("xdsl")
-    download = tmp_path_factory.mktemp("xdsl-sdist")
-    proc = subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--no-binary", ":all:", "--no-deps",
-         "--disable-pip-version-check", "-d", str(download), f"xdsl=={xdsl_version}"],
-        capture_output=True, text=True, timeout=600, check=False)
-    archives = sorted(download.glob("xdsl-*.tar.gz"))
-    if proc.returncode != 0 or not archives:
-        reason = (proc.stderr.strip().splitlines() or ["no archive"])[-1]
-        pytest.skip(f"could not download the xdsl {xdsl_version} sdist from the package "
-                    f"index (no network?): {reason}")
-    root = tmp_path_factory.mktemp("xdsl-src")
-    with tarfile.open(archives[0]) as sdist:
-        wanted = [m for m in sdist.getmembers() if m.isfile() and (
-            m.name.endswith("/tests/filecheck/lit.cfg")
-            or (f"/{UPSTREAM_TESTS}" in m.name and m.name.endswith(".mlir")))]
-        sdist.extractall(root, members=wanted, filter="data")
-    tests = sorted(root.glob(f"*/{UPSTREAM_TESTS}*.mlir"))
-    assert tests, f"the xdsl {xdsl_version} sdist has no {UPSTREAM_TESTS}*.mlir"
-    assert len(list(root.glob("*/tests/filecheck/lit.cfg"))) == 1
-    return tests
+    try:
+        return download_upstream_tests(tmp_path_factory.mktemp("xdsl-sdist"))
+    except SdistUnavailable as err:
+        pytest.skip(str(err))
 
 
 def test_xdsl_filecheck_tests_of_its_pass_pass_with_this_package_installed(

@@ -44,24 +44,36 @@ class OracleError(Exception):
     """An upstream pipeline step failed (message carries MLIR's diagnostics)."""
 
 
+def context(unregistered: bool = False) -> MlirContext:
+    """The shared context with StableHLO registered; ``unregistered`` allows unknown ops
+    (xDSL's ``"test.op"``), a context of its own."""
+    return _context(bool(unregistered))
+
+
 @cache
-def context() -> MlirContext:
+def _context(unregistered: bool) -> MlirContext:
     ctx = ir.Context()
     _stablehlo.register_dialect(ctx)
     _stablehlo.register_stablehlo_passes()
+    ctx.allow_unregistered_dialects = unregistered
     return ctx
 
 
 def _run(module: MlirModule, pipeline: str) -> None:
     try:
-        passmanager.PassManager.parse(pipeline, context()).run(module.operation)
+        passmanager.PassManager.parse(pipeline, module.context).run(module.operation)
     except Exception as err:  # MLIRError carries the diagnostics
         raise OracleError(f"{pipeline}: {err}") from None
 
 
-def parse(text: str) -> MlirModule:
+def run_pipeline(module: MlirModule, pipeline: str) -> None:
+    """Run a textual pass pipeline on ``module`` in place; :class:`OracleError` on failure."""
+    _run(module, pipeline)
+
+
+def parse(text: str, unregistered: bool = False) -> MlirModule:
     try:
-        return ir.Module.parse(text, context())
+        return ir.Module.parse(text, context(unregistered))
     except Exception as err:
         raise OracleError(f"upstream MLIR cannot parse the module: {err}") from None
 
@@ -101,18 +113,25 @@ class Bufferized:
     num_results: int
 
 
-def bufferize(linalg_text: str, function: str = "main") -> Bufferized:
+def bufferize(linalg_text: str, function: str = "main", unknown_ops: bool = False
+              ) -> Bufferized:
     """``eliminate-empty-tensors`` + ``one-shot-bufferize`` with function boundaries; counts
-    ``memref.alloc`` and ``memref.copy`` (and ``linalg.copy``) in the result."""
-    analysed = parse(linalg_text)
+    ``memref.alloc`` and ``memref.copy`` (and ``linalg.copy``) in the result. ``unknown_ops``
+    parses unregistered ops and lets bufferization leave ops it does not know
+    (``allow-unknown-ops``): such a module bufferizes but cannot run."""
+    extra = " allow-unknown-ops" if unknown_ops else ""
+    analyse = ANALYSE.replace("test-analysis-only", f"test-analysis-only{extra}")
+    full = BUFFERIZE.replace("allow-return-allocs-from-loops",
+                             f"allow-return-allocs-from-loops{extra}")
+    analysed = parse(linalg_text, unknown_ops)
     out_of_place = 0
-    _run(analysed, ANALYSE)
+    _run(analysed, analyse)
     for op in _walk(analysed):
         if "__inplace_operands_attr__" in op.attributes:
             marks = ir.ArrayAttr(op.attributes["__inplace_operands_attr__"])
             out_of_place += sum(ir.StringAttr(m).value == "false" for m in marks)
-    module = parse(linalg_text)
-    _run(module, BUFFERIZE)
+    module = parse(linalg_text, unknown_ops)
+    _run(module, full)
     ops = _walk(module)
     allocs = sum(op.name in ("memref.alloc", "memref.alloca") for op in ops)
     copies = sum(op.name in ("memref.copy", "linalg.copy") for op in ops)
@@ -148,7 +167,36 @@ def compile_bufferized(b: Bufferized, function: str = "main") -> Compiled:
     entry.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get(context())
     _run(module, TO_LLVM)
     engine = execution_engine.ExecutionEngine(module, opt_level=0)
+    engine.raw_register_runtime("memrefCopy", ctypes.cast(_MEMREF_COPY, ctypes.c_void_p))
     return Compiled(engine, b.returned_args, b.num_results, function)
+
+
+class _UnrankedMemRef(ctypes.Structure):
+    _fields_ = [("rank", ctypes.c_int64), ("descriptor", ctypes.c_void_p)]
+
+
+def _strided_view(elem_size: int, memref: Any) -> np.ndarray:
+    """A numpy view of a ranked memref descriptor ``{allocated, aligned, offset, sizes[rank],
+    strides[rank]}`` (elements as opaque ``elem_size``-byte records)."""
+    rank = memref.contents.rank
+    words = (ctypes.c_int64 * (3 + 2 * rank)).from_address(memref.contents.descriptor)
+    aligned, offset = words[1], words[2]
+    sizes, strides = list(words[3:3 + rank]), list(words[3 + rank:3 + 2 * rank])
+    extent = 0 if 0 in sizes else 1 + sum((n - 1) * abs(s) for n, s in zip(sizes, strides,
+                                                                            strict=True))
+    raw = (ctypes.c_char * (extent * elem_size)).from_address(aligned + offset * elem_size)
+    flat = np.frombuffer(memoryview(raw), dtype=np.dtype(f"V{elem_size}"))
+    return np.lib.stride_tricks.as_strided(flat, shape=sizes,
+                                           strides=[s * elem_size for s in strides])
+
+
+@ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.POINTER(_UnrankedMemRef),
+                  ctypes.POINTER(_UnrankedMemRef))
+def _MEMREF_COPY(elem_size: int, src: Any, dst: Any) -> None:
+    """``memrefCopy`` of MLIR's C runner utils (which the wheel does not ship): what
+    ``finalize-memref-to-llvm`` calls for a copy between non-contiguous memrefs."""
+    source = _strided_view(elem_size, src).copy()
+    _strided_view(elem_size, dst)[...] = source
 
 
 def _function(module: MlirModule, name: str) -> MlirOperation:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, get_args
 
 from xdsl.context import Context
@@ -23,10 +23,11 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     ModuleOp,
     SymbolRefAttr,
+    TensorType,
     i32,
 )
 from xdsl.dialects.func import CallOp, FuncOp
-from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.diagnostic import Diagnostic as XDiagnostic
 from xdsl.utils.exceptions import PassFailedException
@@ -36,9 +37,21 @@ from jax_use_donated.adapters.xdsl_ir import (
     functions_with_donors,
     op_name,
 )
-from jax_use_donated.analysis.errors import ALIASING_OUTPUT, BUFFER_DONOR, DonationError
-from jax_use_donated.analysis.model import DonationKind, FunctionModel, SourceLoc
-from jax_use_donated.analysis.plan import DonationPlan, DonorVerdict, Ordering, Reason
+from jax_use_donated.analysis.errors import (
+    ALIASING_OUTPUT,
+    BUFFER_DONOR,
+    DonationError,
+    validate_function,
+)
+from jax_use_donated.analysis.liveness import Liveness, ProducedBy
+from jax_use_donated.analysis.model import Donation, DonationKind, FunctionModel, SourceLoc
+from jax_use_donated.analysis.plan import (
+    DonationPlan,
+    DonorVerdict,
+    Ordering,
+    Reason,
+    compat_key,
+)
 from jax_use_donated.analysis.plan import plan_donation as core_plan_donation
 from jax_use_donated.analysis.xla_fallback import XlaFallback, xla_fallback
 from jax_use_donated.diagnostics import Diagnostic, emit
@@ -134,8 +147,14 @@ class JaxPlanDonation(KebabOptions, ModulePass):
 
     * ``mode=materialize`` (for bufferization pipelines; block order is execution order):
       insert ``bufferization.materialize_in_destination`` before the return, as xDSL's upstream
-      pass does, mark the chosen donors ``bufferization.writable = true`` and every other
-      argument ``false``, and drop their donation attributes::
+      pass does, mark ``bufferization.writable = true`` the tensor arguments something writes
+      (the chosen donors, and the input's own destinations) and ``false`` every other tensor
+      argument, and drop the donation attributes (``tf.aliasing_output`` only marks a donor
+      here, as in xDSL's pass). A result the input already materializes into an argument keeps
+      that one destination, and that argument hosts nothing else; a value returned several
+      times is materialized once (later positions read that destination); a donor that an op
+      overwrites in place for another result is not paired. The output goes through upstream
+      ``eliminate-empty-tensors`` and ``one-shot-bufferize`` (tested)::
 
           %2 = bufferization.materialize_in_destination %0 in %b
                  : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
@@ -197,14 +216,16 @@ class JaxPlanDonation(KebabOptions, ModulePass):
                 "(fusion-safe=true) would compute wrongly; choose one")
         with gc_paused():
             for func in list(functions_with_donors(op)):
-                fn, plan = plan_function(func, op, self.ordering, self.keep_existing_aliases,
-                                         self.fusion_safe)
-                fallback = self._fallback(fn, plan)
-                self._report(fn, plan, func, op, fallback)
                 if self.mode == "alias":
+                    fn, plan = plan_function(func, op, self.ordering,
+                                             self.keep_existing_aliases, self.fusion_safe)
+                    fallback = self._fallback(fn, plan)
+                    self._report(fn, plan, func, op, fallback)
                     self._rewrite_alias(func, fn, plan, fallback)
                 else:
-                    self._rewrite_materialize(func, fn, plan, op)
+                    fn, plan, existing = plan_materialize(func, op, self.keep_existing_aliases)
+                    self._report(fn, plan, func, op, self._fallback(fn, plan))
+                    self._rewrite_materialize(func, fn, plan, existing, op)
 
     def _fallback(self, fn: FunctionModel, plan: DonationPlan) -> XlaFallback:
         """What unpaired donors keep: for XLA (``xla-fallback``) JAX's choice, else nothing
@@ -245,7 +266,24 @@ class JaxPlanDonation(KebabOptions, ModulePass):
         _set_arg_attrs(func, attrs)
 
     def _rewrite_materialize(self, func: FuncOp, fn: FunctionModel, plan: DonationPlan,
-                             module: ModuleOp) -> None:
+                             existing: ExistingDestinations, module: ModuleOp) -> None:
+        """One ``materialize_in_destination`` per pair, before the return, in result order;
+        ``bufferization.writable`` true exactly on the tensor arguments something writes (the
+        chosen donors, the input's own destinations, donors kept by ``keep-unpaired-donors``),
+        false on the others::
+
+            // before: %a, %b donated; the input already writes result 1 into %c
+            %m = bufferization.materialize_in_destination %y in %c ...
+            func.return %x, %m
+            // after: %a hosts result 0; %b is left alone (result 1 already has a
+            // destination), %c stays writable
+            func.func @f(%a {bufferization.writable = true},
+                         %b {bufferization.writable = false},
+                         %c {bufferization.writable = true})
+            %m = bufferization.materialize_in_destination %y in %c ...
+            %0 = bufferization.materialize_in_destination %x in %a ...
+            func.return %0, %m
+        """
         ret = fn.return_handle
         assert isinstance(ret, Operation)
         block = func.body.blocks.first
@@ -255,30 +293,51 @@ class JaxPlanDonation(KebabOptions, ModulePass):
             _check_callers(func, removed, module)
 
         new_outputs: list[SSAValue] = list(ret.operands)
+        # value -> its first materialization: upstream's eliminate-empty-tensors computes the
+        # value into that destination, after which any later use of the value itself (a
+        # second materialization, the return) is a read-after-write conflict one-shot
+        # bufferization cannot avoid; later uses read the materialized value instead.
+        first: dict[SSAValue, SSAValue] = {}
+        self_hosted: list[BlockArgument] = []
         for d, k in sorted(plan.pairs.items(), key=lambda p: p[1]):
+            assert k not in existing.hosted and d not in existing.written
             value, dest = ret.operands[k], block.args[d]
-            if value is dest:
-                continue  # the donor is returned unchanged: it already is in place
-            mat = MaterializeInDestinationOp(operands=[value, dest], result_types=[value.type])
+            if value is dest:  # the donor is returned unchanged: it already is in place
+                self_hosted.append(dest)
+                continue
+            source = first.get(value, value)
+            mat = MaterializeInDestinationOp(operands=[source, dest], result_types=[value.type])
             block.insert_op_before(mat, ret)
+            first.setdefault(value, mat.results[0])
             new_outputs[k] = mat.results[0]
+        paired = set(plan.pairs.values())
+        for j, v in enumerate(ret.operands):
+            if j not in paired and isinstance(v, OpResult) and v in first:
+                new_outputs[j] = first[v]  # the same value, returned from its destination
 
         attrs = _arg_attr_dicts(func)
-        donor_ids = {a.index for a in fn.donors}
         for i, d in enumerate(attrs):
-            if i in donor_ids:
-                d.pop(ALIASING_OUTPUT, None)
-                keep = i not in plan.pairs and self.keep_unpaired_donors
-                if not keep:
-                    d.pop(BUFFER_DONOR, None)
-                d[WRITABLE] = IntegerAttr.from_bool(i in plan.pairs or keep)
-            else:
-                d[WRITABLE] = IntegerAttr.from_bool(False)
+            donated = ALIASING_OUTPUT in d or BUFFER_DONOR in d
+            written = i in plan.pairs or i in existing.written
+            kept = donated and not written and self.keep_unpaired_donors
+            d.pop(ALIASING_OUTPUT, None)
+            if not kept:
+                d.pop(BUFFER_DONOR, None)
+            if isinstance(block.args[i].type, TensorType):
+                d[WRITABLE] = IntegerAttr.from_bool(written or kept)
         _set_arg_attrs(func, attrs)
 
         if removed:
             gone = set(removed)
             new_outputs = [v for k, v in enumerate(new_outputs) if k not in gone]
+            for dest in self_hosted:
+                if dest not in new_outputs:
+                    # No return keeps the donor's value alive any more: say it must stay in
+                    # place (else bufferization may write a dead op into it). Only then: a
+                    # use of the donor after this op would be a conflict upstream refuses.
+                    keep = MaterializeInDestinationOp(operands=[dest, dest],
+                                                      result_types=[dest.type])
+                    block.insert_op_before(keep, ret)
             outputs = [t for k, t in enumerate(func.function_type.outputs.data) if k not in gone]
             func.function_type = FunctionType.from_lists(func.function_type.inputs.data, outputs)
             if func.res_attrs is not None:
@@ -286,6 +345,164 @@ class JaxPlanDonation(KebabOptions, ModulePass):
                     [a for k, a in enumerate(func.res_attrs.data) if k not in gone])
             _update_callers(func, gone, module)
         ret.operands = new_outputs
+
+
+VIEW_OPS = frozenset({
+    "tensor.extract_slice", "tensor.expand_shape", "tensor.collapse_shape", "tensor.cast",
+    "tensor.reshape", "stablehlo.reshape",
+})
+"""Ops whose result is (after bufferization) a view of operand 0's buffer: writing into the
+result writes into the operand."""
+
+
+@dataclass
+class ExistingDestinations:
+    """What the input itself materializes into its arguments:
+    ``bufferization.materialize_in_destination`` ops (anywhere in the function) whose
+    destination is an entry-block argument, a view of one (:data:`VIEW_OPS`) or another such
+    op's result."""
+
+    written: dict[int, Operation] = field(default_factory=dict)
+    """argument index -> the first op that writes into its buffer."""
+    hosted: dict[int, int] = field(default_factory=dict)
+    """result index -> the argument whose buffer the returned value was materialized into."""
+
+
+def argument_root(value: SSAValue, func: FuncOp) -> int | None:
+    """The entry-block argument whose buffer ``value`` is, through materializations and
+    views, or ``None``."""
+    block = func.body.blocks.first
+    while True:
+        if isinstance(value, BlockArgument):
+            return value.index if value.block is block else None
+        assert isinstance(value, OpResult)
+        owner = value.op
+        if isinstance(owner, MaterializeInDestinationOp):
+            value = owner.dest
+        elif op_name(owner) in VIEW_OPS and owner.operands:
+            value = owner.operands[0]
+        else:
+            return None
+
+
+def existing_destinations(func: FuncOp) -> ExistingDestinations:
+    """See :class:`ExistingDestinations`."""
+    found = ExistingDestinations()
+    block = func.body.blocks.first
+    if block is None or block.last_op is None:
+        return found
+    for op in func.walk():
+        if isinstance(op, MaterializeInDestinationOp):
+            root = argument_root(op.dest, func)
+            if root is not None:
+                found.written.setdefault(root, op)
+    for k, v in enumerate(block.last_op.operands):
+        if isinstance(v, OpResult) and isinstance(v.op, MaterializeInDestinationOp):
+            root = argument_root(v, func)
+            if root is not None:
+                found.hosted[k] = root
+    return found
+
+
+def _aliases_as_marks(fn: FunctionModel) -> None:
+    """In materialize mode ``tf.aliasing_output`` only marks a donor (as in xDSL's
+    ``jax-use-donated-arguments``, whose own tests give several arguments ``= 0``): an index
+    that repeats an earlier donor's or names no result is a hint to drop, not an error (with
+    ``keep-existing-aliases`` it still is one)."""
+    seen: set[int] = set()
+    for arg in fn.donors:
+        k = arg.donation.alias_index
+        if k is None:
+            continue
+        if k in seen or not 0 <= k < len(fn.results):
+            arg.donation = Donation(DonationKind.BUFFER_DONOR)
+        seen.add(k)
+
+
+def _drop_overwritten_pairs(fn: FunctionModel, plan: DonationPlan, kept: bool,
+                            module: ModuleOp) -> None:
+    """Unpair a donor that an op always overwrites in place (``dynamic_update_slice``,
+    ``scatter``: ``tensor.insert_slice`` after legalization) when that op's result is another
+    result than the one the donor hosts: one-shot bufferization writes the op into the donor
+    and then cannot also materialize the other result there ("cannot avoid RaW conflict")::
+
+        %u = stablehlo.dynamic_update_slice %b, %s, %i ...   // written into %b's buffer
+        %m = bufferization.materialize_in_destination %x in %b ...   // refused upstream
+        func.return %m, %u
+
+    With ``keep-existing-aliases`` (``kept``) such a pair is the input's own: an error.
+    """
+    live = Liveness(fn)
+    for res in fn.results:
+        writer = live.writers[res.index]
+        if not isinstance(writer, ProducedBy) or not live.semantics[writer.op].overwrites:
+            continue
+        op = fn.ops[writer.op]
+        for pos in sorted(live.semantics[writer.op].in_place.get(writer.result, ())):
+            if pos >= len(op.operands):
+                continue
+            for d in sorted(live.roots_of(op.operands[pos])):
+                k = plan.pairs.get(d)
+                if k is None or fn.results[k].value == res.value:
+                    continue
+                why = (f"result {res.index} is produced by {op.describe()}, which overwrites "
+                       f"it in place, so bufferization cannot also materialize result {k} "
+                       "into it")
+                if kept and fn.args[d].donation.alias_index == k:
+                    anchor = op.handle if isinstance(op.handle, Operation) else fn.handle
+                    assert isinstance(anchor, Operation)
+                    raise fail(f"keep-existing-aliases: argument {fn.args[d].display_name} "
+                               f"of @{fn.name} aliases result {k}, but {why}", anchor, module)
+                del plan.pairs[d]
+                verdict = next(v for v in plan.verdicts if v.arg.index == d)
+                verdict.result, verdict.reason = None, Reason.READ_AFTER_WRITE
+                verdict.message = verdict.message.split(" hosts result")[0] + (
+                    f" is not reused: {why}")
+
+
+def plan_materialize(func: FuncOp, module: ModuleOp, keep_existing_aliases: bool
+                     ) -> tuple[FunctionModel, DonationPlan, ExistingDestinations]:
+    """Plan ``func`` for ``mode=materialize``: like :func:`plan_function` in program order,
+    except that a result the input already materialized into an argument is hosted (no donor
+    may take it: one destination per result) and an argument the input already writes into is
+    not a donor (one result per buffer). ``keep-existing-aliases`` pairs that contradict the
+    input's own destinations are errors."""
+    existing = existing_destinations(func)
+    try:
+        fn = build_function_model(func)
+        if not keep_existing_aliases:
+            _aliases_as_marks(fn)
+        validate_function(fn)
+        for arg in fn.donors:
+            k = arg.donation.alias_index
+            if keep_existing_aliases and k is not None and (
+                    arg.index in existing.written or k in existing.hosted) \
+                    and existing.hosted.get(k) != arg.index:
+                where = existing.written.get(arg.index, func)
+                raise fail(
+                    f"keep-existing-aliases: argument {arg.display_name} of @{fn.name} "
+                    f"aliases result {k}, but the input already materializes "
+                    + (f"result {k} into %arg{existing.hosted[k]}" if k in existing.hosted
+                       else f"another value into {arg.display_name}"), where, module)
+            if arg.index in existing.written:
+                arg.donation = Donation()
+        taken: dict[object, list[str]] = {}
+        for k, d in existing.hosted.items():
+            res = fn.results[k]
+            taken.setdefault(compat_key(res), []).append(f"result {k} into %arg{d}")
+            res.tensor = None  # no compatible donor: it already has its destination
+        plan = core_plan_donation(fn, "program", keep_existing_aliases)
+    except DonationError as err:
+        raise _from_donation_error(err, func, module) from None
+    _drop_overwritten_pairs(fn, plan, keep_existing_aliases, module)
+    for verdict in plan.unpaired:
+        held = taken.get(compat_key(verdict.arg))
+        if verdict.reason is Reason.NO_COMPATIBLE_RESULT and held:
+            verdict.message = verdict.message.split(" is not reused:")[0] + (
+                " is not reused: every result of its type already has a destination in the "
+                f"input ({', '.join(held)})")
+    record_plan(fn, plan)
+    return fn, plan, existing
 
 
 def _callers(func: FuncOp, module: ModuleOp) -> list[Operation]:
@@ -384,7 +601,9 @@ def donated_block_args(func: FuncOp) -> list[BlockArgument]:
 __all__ = [
     "JaxPlanDonation",
     "JaxVerifyDonation",
+    "existing_destinations",
     "plan_function",
+    "plan_materialize",
     "record_plan",
     "record_plans",
 ]

@@ -9,6 +9,7 @@ running summary every ``--every`` programs and writes every failing program's de
     python -m tests.fuzz.campaign jit --examples 10000 --seed 1
     python -m tests.fuzz.campaign pass --examples 1000 --seed 1
     python -m tests.fuzz.campaign compose --examples 10000 --seed 1
+    python -m tests.fuzz.campaign materialize --examples 1000 --seed 1
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from pathlib import Path
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("target", choices=("jit", "pass", "compose"))
+    parser.add_argument("target", choices=("jit", "pass", "compose", "materialize"))
     parser.add_argument("--examples", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--every", type=int, default=100)
@@ -38,6 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     from tests.fuzz.compositions import Composition, check_composition, compositions
     from tests.fuzz.jax_programs import ProgramSpec, programs
     from tests.fuzz.jit_oracle import STATS, check_program
+    from tests.fuzz.materialize_oracle import MATERIALIZE_CONFIGS, check_materialize_config
     from tests.fuzz.pass_oracle import CONFIGS, check_config
     from tests.fuzz.stablehlo_modules import ModuleCase, stablehlo_modules
     from tests.fuzz.xla_exec import run_text
@@ -87,6 +89,19 @@ def main(argv: list[str] | None = None) -> int:
                 record(err)
             kinds.update(layer.kind for layer in comp.layers)
             outcomes["eager top"] += comp.eager_top
+            progress()
+    elif args.target == "materialize":
+        @settings_
+        @given(stablehlo_modules())
+        def campaign(case: ModuleCase) -> None:
+            reference = run_text(case.text, case.inputs())
+            for config in MATERIALIZE_CONFIGS:
+                try:
+                    result = check_materialize_config(case, config, reference.outputs)
+                    outcomes[f"{config.options}: {result.outcome}"] += 1
+                except AssertionError as err:
+                    outcomes["FAILED"] += 1
+                    record(err)
             progress()
     else:
         @settings_
