@@ -32,7 +32,7 @@ import textwrap
 import threading
 from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, version
-from io import StringIO
+from io import BytesIO, StringIO
 from typing import IO, Any, ClassVar, NoReturn, cast
 
 from xdsl.dialects.builtin import ModuleOp
@@ -52,6 +52,7 @@ from jax_use_donated.diagnostics import collect_diagnostics
 from jax_use_donated.frontend import JaxFrontend, JaxTarget, nesting_too_deep
 from jax_use_donated.transforms.options import KebabOptions, describe
 from jax_use_donated.transforms.plan_donation import record_plans
+from jax_use_donated.fast_path import PATHS
 from jax_use_donated.universe import PLAN_PASS, TEXT_FORMAT, UNIVERSE
 
 
@@ -207,8 +208,20 @@ class JaxDonateOptMain(xDSLOptMain):
             "--donation-report", default=False, action="store_true",
             help="print a per-donor table (argument, type, bytes, JAX's pairing, ours, "
                  f"reason) to stderr, of the pipeline's {', '.join(REPORTING_PASSES)}")
+        arg_parser.add_argument(
+            "--path", choices=PATHS, default="auto",
+            help="how the input is read, rewritten and printed: jaxlib (C++ MLIR, for "
+                 "jax-plan-donation in alias mode, jax-verify-donation and no pass), xdsl "
+                 "(every pass and option), auto (default: jaxlib where its output is the "
+                 "same as xdsl's, else xdsl)")
+        arg_parser.add_argument(
+            "--verbose", default=False, action="store_true",
+            help="say on stderr which path ran, why, and its timings")
         arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
         arg_parser.epilog = passes_help()
+
+    _input_data: bytes | None = None
+    """The input, once the jaxlib path has read it (the xDSL path then reads it again)."""
 
     def get_input_name(self) -> str:
         return self.args.input_file or STDIN_NAME
@@ -217,6 +230,9 @@ class JaxDonateOptMain(xDSLOptMain):
         """As ``mlir-opt``, any file is MLIR text unless its extension names another
         frontend (xDSL refuses ``input.txt``, ``/dev/stdin`` with a ``ValueError``)."""
         stream, extension = super().get_input_stream()
+        if self._input_data is not None:
+            stream.close()
+            stream = BytesIO(self._input_data)
         return stream, extension if extension in self.available_frontends else TEXT_FORMAT
 
     def parse_chunk(self, chunk: IO[bytes], file_extension: str,
@@ -261,6 +277,8 @@ class JaxDonateOptMain(xDSLOptMain):
         if self.args.donation_report and not self.reports_donation():
             print(f"donation report: nothing to report: the pipeline has no donation pass "
                   f"({', '.join(REPORTING_PASSES)})", file=sys.stderr)
+        if self.run_jaxlib_path():
+            return
         args = self.args
         if not args.split_input_file or args.verify_diagnostics or args.parsing_diagnostics \
                 or args.shrink:
@@ -293,6 +311,30 @@ class JaxDonateOptMain(xDSLOptMain):
                 output_stream.close()
         if failed:
             raise SystemExit(1)
+
+    def run_jaxlib_path(self) -> bool:
+        """Run the command on jaxlib's MLIR (:mod:`jax_use_donated.fast_path`) when
+        ``--path`` allows it and its result is the xDSL path's; ``False`` when the xDSL path
+        has to run."""
+        path = self.args.path
+        if path == "xdsl" and not self.args.verbose:
+            return False
+        from jax_use_donated import fast_path
+
+        reasons = fast_path.pipeline_reasons(self)
+        if path == "jaxlib" and reasons:
+            sys.stdout.flush()
+            print(f"jax-donate-opt: error: --path=jaxlib cannot run this command: "
+                  f"{'; '.join(reasons)}", file=sys.stderr)
+            raise SystemExit(1)
+        if path != "xdsl" and not reasons:
+            stream, _ = self.get_input_stream()
+            try:
+                self._input_data = stream.read()
+            finally:
+                if stream is not sys.stdin.buffer:
+                    stream.close()
+        return fast_path.try_run(self, self._input_data or b"", path)
 
     def apply_passes(self, prog: ModuleOp) -> None:
         fallback = self.get_input_name()
