@@ -94,6 +94,14 @@ def pipeline_reasons(tool: JaxDonateOptMain) -> list[str]:
     return reasons
 
 
+def auto_reasons(tool: JaxDonateOptMain) -> list[str]:
+    """Why ``--path=auto`` keeps a command the jaxlib path could run on xDSL: a pipeline
+    without a donation pass is a round trip through our xDSL dialects."""
+    if not tool.pipeline.passes:
+        return ["no pass: a round trip through the xDSL dialects"]
+    return []
+
+
 def xdsl_reasons(data: bytes) -> list[str]:
     """Why ``--path=auto`` reads ``data`` with xDSL although jaxlib could: its diagnostics
     would differ from the xDSL path's (``[]``: they would not)."""
@@ -243,22 +251,59 @@ def _fix_locations(fn: FunctionModel, func: Any) -> None:
     fn.loc = SourceLoc(text=loc_text(str(func.location)))
 
 
-def _fix_blocker_locations(plan: DonationPlan) -> None:
-    """The ops diagnostics name get texts without jaxlib's made-up locations."""
+def _fix_op_locations(fn: FunctionModel, explicit: bool) -> None:
+    """Op locations without jaxlib's made-up ones: none at all when the input has no
+    ``loc(`` (``explicit`` false), else read lazily per op."""
     from jax_use_donated.analysis.model import SourceLoc
 
-    for verdict in plan.unpaired:
-        for blocker in verdict.blockers:
-            for op in (blocker.reader, blocker.writer):
-                if op is not None and op.handle is not None:
-                    op.loc = SourceLoc(text=loc_text(str(op.handle.location)))  # pyright: ignore[reportAttributeAccessIssue]
+    if not explicit:
+        unknown = SourceLoc()
+        for op in fn.ops:
+            op.loc = unknown
+        return
+    for op in fn.ops:
+        if op.handle is not None:
+            op.loc = InputOpLocation(op.handle)
 
 
-def run_pipeline(module: Any, passes: Sequence[Any]) -> Outcome:
+def _input_op_location_class() -> type:
+    from jax_use_donated.adapters.jaxlib_ir import OpLocation
+
+    class _InputOpLocation(OpLocation):
+        """:class:`OpLocation` whose text drops locations jaxlib's parser made up."""
+
+        @property
+        def text(self) -> str | None:  # type: ignore[override]
+            cached = self.__dict__.get("_text", False)
+            if cached is False:
+                cached = loc_text(str(self.__dict__["_operation"].location))
+                self.__dict__["_text"] = cached
+            return cached
+
+    return _InputOpLocation
+
+
+def InputOpLocation(operation: Any) -> Any:  # noqa: N802 (a lazily made class)
+    """An op location as the xDSL adapter gives it, read when a diagnostic asks."""
+    global _INPUT_OP_LOCATION
+    if _INPUT_OP_LOCATION is None:
+        _INPUT_OP_LOCATION = _input_op_location_class()
+    return _INPUT_OP_LOCATION(operation)
+
+
+_INPUT_OP_LOCATION: type | None = None
+
+
+def run_pipeline(module: Any, passes: Sequence[Any], explicit_locations: bool = True
+                 ) -> Outcome:
     """Apply ``passes`` (``jax-plan-donation`` in alias mode, ``jax-verify-donation``) to the
     jaxlib ``module`` as the xDSL passes would; :class:`Unsupported` where the xDSL path must
-    report an error instead."""
-    from jax_use_donated.adapters.jaxlib_ir import ModuleAdapter, set_arg_donations
+    report an error instead. ``explicit_locations``: whether the input has any ``loc(``."""
+    from jax_use_donated.adapters.jaxlib_ir import (
+        ModuleAdapter,
+        set_arg_donations,
+        symbol_name,
+    )
     from jax_use_donated.analysis.errors import DonationError
     from jax_use_donated.analysis.plan import plan_donation
     from jax_use_donated.diagnostics import collect_diagnostics
@@ -285,11 +330,11 @@ def run_pipeline(module: Any, passes: Sequence[Any]) -> Outcome:
                 try:
                     fn = adapter.build(func)
                     _fix_locations(fn, func)
+                    _fix_op_locations(fn, explicit_locations)
                     plan = plan_donation(fn, ordering, keep, fusion)
                 except DonationError as err:
-                    raise Unsupported(f"@{func.name}: {err.message}") from None
+                    raise Unsupported(f"@{symbol_name(func)}: {err.message}") from None
                 outcome.plans.append((fn, plan))
-                _fix_blocker_locations(plan)
                 if isinstance(p, JaxPlanDonation):
                     fallback = p._fallback(fn, plan)  # pyright: ignore[reportPrivateUsage]
                     if p.strict and plan.unpaired:
@@ -322,7 +367,7 @@ def try_run(tool: JaxDonateOptMain, data: bytes, path: Path) -> bool:
         return False
     reasons = pipeline_reasons(tool)
     if path == "auto":
-        reasons = reasons or xdsl_reasons(data)
+        reasons = reasons or auto_reasons(tool) or xdsl_reasons(data)
     if reasons:
         say(f"path: xdsl ({'; '.join(reasons)})")
         return False
@@ -332,7 +377,7 @@ def try_run(tool: JaxDonateOptMain, data: bytes, path: Path) -> bool:
         data.decode("utf-8")
         module = parse(data, bool(tool.args.allow_unregistered_dialect))
         timings["parse"] = time.perf_counter() - start
-        outcome = run_pipeline(module, tool.pipeline.passes)
+        outcome = run_pipeline(module, tool.pipeline.passes, b"loc(" in data)
         timings.update(outcome.seconds)
         mark = time.perf_counter()
         text = print_module(module)
