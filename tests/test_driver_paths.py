@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import subprocess
+import sys
 from functools import cache
 from pathlib import Path
 
@@ -34,7 +36,12 @@ CONFIGS: list[list[str]] = [
 
 
 def run(path: Path | str, *args: str) -> tuple[int, str, str]:
-    """Exit code, stdout and stderr of one in-process driver run."""
+    """Exit code, stdout and stderr of one in-process driver run (in a subprocess for resource
+    blobs, whose names xDSL and jaxlib make unique per process: ``weights_3``)."""
+    if "dense_resource" in Path(path).read_text(errors="replace"):
+        done = subprocess.run([sys.executable, "-m", "jax_use_donated.driver", str(path), *args],
+                              capture_output=True, text=True, check=False)
+        return done.returncode, done.stdout, done.stderr
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main([str(path), *args])
@@ -56,7 +63,7 @@ def jaxlib_print(text: str) -> str:
 def assert_same(fast: tuple[int, str, str], slow: tuple[int, str, str]) -> None:
     assert fast[0] == slow[0], (fast, slow)
     assert fast[2] == slow[2]
-    if fast[0] != 0:
+    if fast[0] != 0 or fast[1] == slow[1]:  # a failure, or the jaxlib path gave up
         assert fast[1] == slow[1]
         return
     assert fast[1] == jaxlib_print(fast[1])
