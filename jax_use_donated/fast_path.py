@@ -61,6 +61,12 @@ _FLAGS_XDSL_ONLY = {
 }
 """Options of ``xdsl-opt`` whose behaviour only the xDSL path implements."""
 
+_OWN_VALUE_NAME = re.compile(
+    rb"%(?!(?:arg\d+|\d+|cst|c|true|false|c\d+_[iu]\d+|c_\d+_[iu]\d+|idx\d*)"
+    rb"(?:_\d+)?(?![\w$.\-]))[A-Za-z_$.\-]")
+"""An SSA name MLIR's printer would not give: ``%arg3``, ``%7``, ``%cst_0``, ``%c1_i32`` are its
+own (a constant's name hints), ``%params`` is the user's."""
+_OWN_BLOCK_NAME = re.compile(rb"\^(?!bb\d+(?![\w$.\-]))[\w$.\-]")
 _FILE_LOC = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
 _NAME_HEAD = re.compile(r'"((?:[^"\\]|\\.)*)"(?!:)')
 
@@ -103,12 +109,18 @@ def auto_reasons(tool: JaxDonateOptMain) -> list[str]:
 
 
 def xdsl_reasons(data: bytes) -> list[str]:
-    """Why ``--path=auto`` reads ``data`` with xDSL although jaxlib could: its diagnostics
-    would differ from the xDSL path's (``[]``: they would not)."""
+    """Why ``--path=auto`` reads ``data`` with xDSL although jaxlib could: names the user chose
+    (xDSL keeps them, jaxlib prints MLIR's numbering), or locations jaxlib would take for its
+    own (``[]``: none). Text printed by jaxlib (JAX's ``as_text()``) has neither."""
+    reasons: list[str] = []
+    if _OWN_VALUE_NAME.search(data):
+        reasons.append("the input names SSA values (xDSL keeps the names, jaxlib numbers them)")
+    if _OWN_BLOCK_NAME.search(data):
+        reasons.append("the input names blocks (xDSL keeps the names, jaxlib numbers them)")
     if f'loc("{PARSER_BUFFER}":'.encode() in data:
-        return [f'the input has loc("{PARSER_BUFFER}":...) locations, which jaxlib makes up '
-                "for ops without one"]
-    return []
+        reasons.append(f'the input has loc("{PARSER_BUFFER}":...) locations, which jaxlib makes '
+                       "up for ops without one")
+    return reasons
 
 
 # --------------------------------------------------------------------------------------------
@@ -308,9 +320,11 @@ def run_pipeline(module: Any, passes: Sequence[Any], explicit_locations: bool = 
     from jax_use_donated.transforms.plan_donation import JaxPlanDonation, JaxVerifyDonation
 
     outcome = Outcome("")
+    seconds = outcome.seconds
+    for step in ("model", "plan", "rewrite"):
+        seconds[step] = 0.0
     with collect_diagnostics() as sink, gc_paused():
         for p in passes:
-            start = time.perf_counter()
             if isinstance(p, JaxPlanDonation):
                 if p.mode != "alias" or p.remove_matched_outputs or (
                         p.xla_fallback and p.fusion_safe):
@@ -324,13 +338,16 @@ def run_pipeline(module: Any, passes: Sequence[Any], explicit_locations: bool = 
                 raise Unsupported(f"pass {p.name}")
             adapter = ModuleAdapter(module.operation)
             for func in list(functions_with_donors(module)):
+                t0 = time.perf_counter()
                 try:
                     fn = adapter.build(func)
                     _fix_locations(fn, func)
                     _fix_op_locations(fn, explicit_locations)
+                    t1 = time.perf_counter()
                     plan = plan_donation(fn, ordering, keep, fusion)
                 except DonationError as err:
                     raise Unsupported(f"@{symbol_name(func)}: {err.message}") from None
+                t2 = time.perf_counter()
                 outcome.plans.append((fn, plan))
                 if isinstance(p, JaxPlanDonation):
                     fallback = p._fallback(fn, plan)  # pyright: ignore[reportPrivateUsage]
@@ -338,15 +355,16 @@ def run_pipeline(module: Any, passes: Sequence[Any], explicit_locations: bool = 
                         raise Unsupported("a strict plan fails")
                     p._report(fn, plan, func, None, fallback)  # pyright: ignore[reportPrivateUsage, reportArgumentType]
                     set_arg_donations(func, fallback.all_pairs(plan), fallback.buffer_donors)
-            outcome.seconds[p.name] = outcome.seconds.get(p.name, 0.0) + (
-                time.perf_counter() - start)
+                seconds["model"] += t1 - t0
+                seconds["plan"] += t2 - t1
+                seconds["rewrite"] += time.perf_counter() - t2
         outcome.warnings = list(sink.diagnostics)
     return outcome
 
 
 def print_module(module: Any) -> str:
     """jaxlib's text of ``module`` without locations, as the ``jax`` target prints it."""
-    return module.operation.get_asm(enable_debug_info=False) + "\n\n"
+    return module.operation.get_asm(enable_debug_info=False) + "\n"
 
 
 def try_run(tool: JaxDonateOptMain, data: bytes, path: Path) -> bool:

@@ -138,6 +138,19 @@ def test_auto_picks_jaxlib_for_donation_passes(tmp_path: Path) -> None:
         assert verbose_path(f, *xdsl_only) == "xdsl", xdsl_only
 
 
+def test_auto_keeps_the_users_names_on_xdsl(tmp_path: Path) -> None:
+    src = tmp_path / "named.mlir"
+    src.write_text("func.func @main(%x: tensor<4xf32> {jax.buffer_donor = true}) -> "
+                   "tensor<4xf32> {\n  %y = stablehlo.negate %x : tensor<4xf32>\n"
+                   "  func.return %y : tensor<4xf32>\n}\n")
+    assert verbose_path(src, "-p", "jax-plan-donation") == "xdsl"
+    assert "%x: tensor<4xf32> {tf.aliasing_output = 0 : i32}" in run(
+        src, "-p", "jax-plan-donation")[1]
+    assert verbose_path(src, "-p", "jax-plan-donation", "--path=jaxlib") == "jaxlib"
+    assert "%arg0: tensor<4xf32> {tf.aliasing_output = 0 : i32}" in run(
+        src, "-p", "jax-plan-donation", "--path=jaxlib")[1]
+
+
 def test_jaxlib_path_gives_up_on_errors(tmp_path: Path) -> None:
     bad = tmp_path / "bad.mlir"
     bad.write_text("func.func @f(%a: tensor<4xf32> {jax.buffer_donor = 1 : i32}) -> "
