@@ -281,12 +281,13 @@ def generic_text(path: Path) -> Path:
     out = path.with_suffix(".generic.mlir")
     if not out.exists():
         sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-        from jax_use_donated.fast_path import make_context
         from jaxlib.mlir import ir
 
+        from jax_use_donated.fast_path import make_context
+
         module = ir.Module.parse(path.read_bytes(), context=make_context())
-        out.write_text(module.operation.get_asm(print_generic_op_form=True,
-                                                enable_debug_info=False))
+        out.write_text(str(module.operation.get_asm(print_generic_op_form=True,
+                                                    enable_debug_info=False)))
     return out
 
 

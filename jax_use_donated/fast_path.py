@@ -254,7 +254,7 @@ def _fix_locations(fn: FunctionModel, func: Any) -> None:
     from jax_use_donated.analysis.model import SourceLoc
 
     for arg in fn.args:
-        barg = arg.handle
+        barg: Any = arg.handle
         printed = str(barg.location) if barg is not None else ""
         arg.loc = SourceLoc(text=loc_text(printed), name=loc_name(printed))
     fn.loc = SourceLoc(text=loc_text(str(func.location)))
@@ -272,7 +272,7 @@ def _fix_op_locations(fn: FunctionModel, explicit: bool) -> None:
         return
     for op in fn.ops:
         if op.handle is not None:
-            op.loc = InputOpLocation(op.handle)
+            op.loc = input_op_location(op.handle)
 
 
 def _input_op_location_class() -> type:
@@ -292,7 +292,7 @@ def _input_op_location_class() -> type:
     return _InputOpLocation
 
 
-def InputOpLocation(operation: Any) -> Any:  # noqa: N802 (a lazily made class)
+def input_op_location(operation: Any) -> Any:
     """An op location as the xDSL adapter gives it, read when a diagnostic asks."""
     global _INPUT_OP_LOCATION
     if _INPUT_OP_LOCATION is None:
@@ -412,7 +412,7 @@ def try_run(tool: JaxDonateOptMain, data: bytes, path: Path) -> bool:
 def write(tool: JaxDonateOptMain, outcome: Outcome, text: str) -> None:
     """Diagnostics and the donation report to stderr, then the module to the output, as the
     xDSL path writes them."""
-    from jax_use_donated.driver import donation_report
+    from jax_use_donated.donation_report import donation_report
 
     name = tool.get_input_name()
     stream = tool.prepare_output()  # as xDSL: an unwritable output fails before anything else
