@@ -163,8 +163,8 @@ class JaxDonateOptMain(xDSLOptMain):
             "--path", choices=PATHS, default="auto",
             help="how the input is read, rewritten and printed: jaxlib (C++ MLIR, for "
                  "jax-plan-donation in alias mode, jax-verify-donation and no pass), xdsl "
-                 "(every pass and option), auto (default: jaxlib where its output is the "
-                 "same as xdsl's, else xdsl)")
+                 "(every pass and option), auto (default: jaxlib for a donation pass on text "
+                 "with MLIR's own value names, as JAX prints it; else xdsl)")
         arg_parser.add_argument(
             "--verbose", default=False, action="store_true",
             help="say on stderr which path ran, why, and its timings")
