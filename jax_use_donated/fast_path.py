@@ -66,6 +66,7 @@ _OWN_VALUE_NAME = re.compile(
     rb"(?:_\d+)?(?![\w$.\-]))[A-Za-z_$.\-]")
 """An SSA name MLIR's printer would not give: ``%arg3``, ``%7``, ``%cst_0``, ``%c1_i32`` are its
 own (a constant's name hints), ``%params`` is the user's."""
+_COMMENT = re.compile(rb"//[^\n]*")
 _OWN_BLOCK_NAME = re.compile(rb"\^(?!bb\d+(?![\w$.\-]))[\w$.\-]")
 _FILE_LOC = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
 _NAME_HEAD = re.compile(r'"((?:[^"\\]|\\.)*)"(?!:)')
@@ -113,9 +114,10 @@ def xdsl_reasons(data: bytes) -> list[str]:
     (xDSL keeps them, jaxlib prints MLIR's numbering), or locations jaxlib would take for its
     own (``[]``: none). Text printed by jaxlib (JAX's ``as_text()``) has neither."""
     reasons: list[str] = []
-    if _OWN_VALUE_NAME.search(data):
+    code = _COMMENT.sub(b"", data) if b"//" in data else data
+    if _OWN_VALUE_NAME.search(code):
         reasons.append("the input names SSA values (xDSL keeps the names, jaxlib numbers them)")
-    if _OWN_BLOCK_NAME.search(data):
+    if _OWN_BLOCK_NAME.search(code):
         reasons.append("the input names blocks (xDSL keeps the names, jaxlib numbers them)")
     if f'loc("{PARSER_BUFFER}":'.encode() in data:
         reasons.append(f'the input has loc("{PARSER_BUFFER}":...) locations, which jaxlib makes '
