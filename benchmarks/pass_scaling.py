@@ -331,6 +331,7 @@ def end_to_end(layers: Sequence[int], cap: float) -> str:
                 last[name] = (timed.seconds, ops)
             cells.append(timed)
         rows.append((n, ops, cells, len(text) / 1e6))
+        report(rows, series, cap)  # after each size: a run cut short keeps what it measured
         print(f"{n} layers, {ops} ops: " + ", ".join(
             f"{name} {c.seconds:.2f} s" if c.seconds is not None else f"{name} {c.note}"
             for name, c in zip(series, cells, strict=True)), flush=True)
@@ -344,7 +345,8 @@ def report(rows: list[tuple[int, int, list[Timed], float | None]], series: Seque
         "",
         "Command: `python benchmarks/pass_scaling.py --end-to-end` (N-layer MLP Adam step, "
         "outputs reordered, `jax.jit(...).lower(...).as_text()`; whole processes, wall seconds, "
-        f"cap {cap:.0f} s; one run each on a shared 2-core machine).",
+        f"cap {cap:.0f} s; one run each on a shared {os.cpu_count()}-core machine, load average "
+        f"at the end {', '.join(f'{x:.1f}' for x in os.getloadavg())}).",
         "",
         "| layers | ops | MB | " + " | ".join(series) + " | jaxlib path / reference | "
         "jaxlib path: parse, model, plan, print (s) | peak RSS MiB (ref / jaxlib path / xDSL path) |",

@@ -1,27 +1,28 @@
 """``jax-donate-opt``'s jaxlib path: parse, plan, rewrite and print with jaxlib's C++ MLIR.
 
 For pipelines that only change argument attributes (``jax-plan-donation`` in alias mode,
-``jax-verify-donation``, no pass at all) the driver can read the input with jaxlib's MLIR
+``jax-verify-donation``; no pass at all with ``--path=jaxlib``) the driver can read the input with jaxlib's MLIR
 (``jaxlib.mlir.ir``, the bindings behind ``jax._src.lib.mlir``), build the core's model with
 the jit hook's adapter (:mod:`jax_use_donated.adapters.jaxlib_ir`), plan with the shared core,
 write ``tf.aliasing_output`` / ``jax.buffer_donor`` with jaxlib and print with jaxlib: about
 100x faster reading than xDSL's Python parser.
 
-The path promises the xDSL path's exact stdout, stderr and exit code. It does so by handling
-only successful runs: whenever jaxlib cannot parse the input, a donation attribute is malformed,
-a strict plan fails or a verified alias is unsafe, it gives up before writing anything and the
-driver runs the xDSL path, which reports the error as always (the input is then read twice).
-:func:`choose` picks the path (``--path=auto``, the default): jaxlib only where its output is
-known to be identical (see :func:`xdsl_reasons`); ``--path=jaxlib`` forces it wherever it can
-run, ``--path=xdsl`` never uses it.
+Exit codes and stderr are the xDSL path's, byte for byte: the jaxlib path handles successful
+runs only. Whenever jaxlib cannot parse the input, a donation attribute is malformed, a strict
+plan fails, a verified alias is unsafe or anything else goes wrong, it gives up before writing
+anything and the driver runs the xDSL path on the same bytes, which reports the error as always.
+stdout is jaxlib's own spelling of the module (``module``, ``call``, ``return``, ``%arg0``),
+equal to what jaxlib prints for the xDSL path's output. ``--path=auto`` (the default) takes
+this path for a donation pass on text with MLIR's own names (:func:`xdsl_reasons`: what JAX's
+``as_text()`` prints); ``--path=jaxlib`` forces it wherever the pipeline allows
+(:func:`pipeline_reasons`), ``--path=xdsl`` never takes it.
 
 Documented differences under ``--path=jaxlib`` (``auto`` avoids them by choosing xDSL):
 
 * SSA value and block names: jaxlib prints MLIR's numbering (``%arg0``, ``%0``, ``^bb0``),
   xDSL keeps the input's names (``%a``, ``%x_1``);
 * ``loc("-":L:C)`` in the input: ``-`` is the name jaxlib gives its input buffer, so such a
-  location is taken for one jaxlib made up and diagnostics name the input file instead;
-* inputs jaxlib reads but xDSL's StableHLO dialect refuses are rewritten instead of rejected.
+  location is taken for one jaxlib made up and diagnostics name the input file instead.
 """
 
 from __future__ import annotations
@@ -407,6 +408,9 @@ def try_run(tool: JaxDonateOptMain, data: bytes, path: Path) -> bool:
         timings["print"] = time.perf_counter() - mark
     except (Unsupported, UnicodeDecodeError) as err:
         say(f"path: xdsl (the jaxlib path gave up: {err})")
+        return False
+    except Exception as err:  # anything unforeseen: the xDSL path decides (and reports)
+        say(f"path: xdsl (the jaxlib path gave up: {type(err).__name__}: {err})")
         return False
     say(f"path: jaxlib ({', '.join(f'{k} {v:.3f} s' for k, v in timings.items())})")
     write(tool, outcome, text)
