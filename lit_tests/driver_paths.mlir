@@ -9,7 +9,7 @@
 // RUN: jax-donate-opt %s -p jax-plan-donation 2>&1 >/dev/null | filecheck %s --check-prefix=WARN
 // RUN: jax-donate-opt %s -p jax-plan-donation --path=xdsl 2>&1 >/dev/null | filecheck %s --check-prefix=WARN
 
-// AUTO: jax-donate-opt: path: jaxlib (jaxlib {{[0-9.]+}} s, parse {{[0-9.]+}} s, model {{[0-9.]+}} s, plan {{[0-9.]+}} s, rewrite {{[0-9.]+}} s, print {{[0-9.]+}} s)
+// AUTO: jax-donate-opt: path: jaxlib (checks {{[0-9.]+}} s, jaxlib {{[0-9.]+}} s, parse {{[0-9.]+}} s, model {{[0-9.]+}} s, plan {{[0-9.]+}} s, rewrite {{[0-9.]+}} s, print {{[0-9.]+}} s)
 // XDSL: jax-donate-opt: path: xdsl (--path=xdsl)
 // MATERIALIZE: jax-donate-opt: path: xdsl (jax-plan-donation{mode=materialize} changes the body (xDSL path))
 // REFUSED: jax-donate-opt: error: --path=jaxlib cannot run this command: jax-plan-donation{mode=materialize} changes the body (xDSL path)
