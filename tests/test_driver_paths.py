@@ -158,7 +158,7 @@ def test_jaxlib_path_gives_up_on_errors(tmp_path: Path) -> None:
     bad = tmp_path / "bad.mlir"
     bad.write_text("func.func @f(%a: tensor<4xf32> {jax.buffer_donor = 1 : i32}) -> "
                    "tensor<4xf32> { func.return %a : tensor<4xf32> }\n")
-    _, _, err = run(bad, "-p", "jax-plan-donation", "--verbose")
+    _, _, err = run(bad, "-p", "jax-plan-donation", "--verbose", "--path=jaxlib")
     assert "path: xdsl (the jaxlib path gave up: @f: argument %arg0: 'jax.buffer_donor' " \
            "must be a boolean" in err
     assert "error: argument %arg0: 'jax.buffer_donor' must be a boolean" in err
