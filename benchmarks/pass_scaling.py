@@ -11,6 +11,17 @@ The columns ``model``/``plan`` split the pass into the xDSL adapter (building th
 model) and the shared core (liveness and matching), measured separately on the same module.
 
 Run: ``python benchmarks/pass_scaling.py [--sizes 1000 10000 50000] [--profile]``.
+
+``--end-to-end`` measures whole processes instead, on real JAX text (:mod:`benchmarks.jax_modules`:
+an N-layer MLP Adam step with reordered outputs, ``lower(...).as_text()``), side by side per
+size: a Python process that only parses and prints the file with jaxlib (the physical
+reference), ``jax-donate-opt FILE -p jax-plan-donation`` on the jaxlib path and on the xDSL
+path, and xDSL's own generic parser reading the same module in generic form (parse only,
+in-process). Each measurement stops at ``--cap`` seconds; a series whose time per op predicts
+more than the cap at the next size is not run there. Writes ``benchmarks/results/
+pass_scaling.md`` and the log-log chart ``pass_scaling.png``::
+
+    python benchmarks/pass_scaling.py --end-to-end [--layers 15 145 1450 14500] [--cap 120]
 """
 
 from __future__ import annotations
@@ -19,9 +30,15 @@ import argparse
 import cProfile
 import gc
 import io
+import os
 import pstats
+import re
+import subprocess
+import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -188,11 +205,204 @@ def measure(ctx: Context, target: int, profile: bool
     return _count_ops(module), 2 * layers, t1 - t0, t3 - t2, model_s, plan_s
 
 
+# --------------------------------------------------------------------------------------------
+# Whole processes on real JAX text
+
+RESULTS = Path(__file__).resolve().parent / "results"
+REFERENCE = """
+import sys
+from jaxlib.mlir import ir
+from jaxlib.mlir._mlir_libs import _jax_mlir_ext
+from jaxlib.mlir.dialects import chlo, mhlo, sdy, stablehlo
+registry = ir.DialectRegistry()
+_jax_mlir_ext.register_dialects(registry)
+ctx = ir.Context()
+ctx.append_dialect_registry(registry)
+ctx.load_all_available_dialects()
+sdy.register_dialect(ctx); mhlo.register_mhlo_dialect(ctx)
+chlo.register_dialect(ctx); stablehlo.register_dialect(ctx)
+with open(sys.argv[1], "rb") as f:
+    module = ir.Module.parse(f.read(), context=ctx)
+with open(sys.argv[2], "w") as out:
+    out.write(module.operation.get_asm(enable_debug_info=False))
+"""
+"""The physical reference: jaxlib's parse and print alone, with the context our path uses."""
+
+
+@dataclass
+class Timed:
+    seconds: float | None
+    """Wall seconds; ``None`` when not run or past the cap."""
+    rss_mib: float | None = None
+    note: str = ""
+    detail: dict[str, float] = field(default_factory=dict)
+
+
+def timed_process(cmd: list[str], cap: float) -> Timed:
+    """Wall time and peak RSS of one process (``None`` past ``cap`` seconds)."""
+    if Path("/usr/bin/time").exists():
+        cmd = ["/usr/bin/time", "-f", "maxrss %M kB", *cmd]
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        _, err = proc.communicate(timeout=cap)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        return Timed(None, note=f"> {cap:.0f} s")
+    wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        return Timed(None, note=f"exit {proc.returncode}: {err.decode()[-200:]}")
+    detail = {k: float(v) for k, v in re.findall(r"([\w-]+) ([0-9.]+) s\b", err.decode())}
+    rss = re.search(r"maxrss (\d+) kB", err.decode())
+    return Timed(wall, int(rss.group(1)) / 1024 if rss else None, detail=detail)
+
+
+def xdsl_generic_parse(text_file: Path, cap: float) -> Timed:
+    """xDSL's own parser (generic form, unregistered ops) on the module, in a subprocess."""
+    code = (
+        "import sys, time\n"
+        "from xdsl.context import Context\n"
+        "from xdsl.parser import Parser\n"
+        "from xdsl.dialects.builtin import Builtin\n"
+        "from xdsl.dialects.func import Func\n"
+        "ctx = Context(allow_unregistered=True)\n"
+        "ctx.load_dialect(Builtin); ctx.load_dialect(Func)\n"
+        "text = open(sys.argv[1]).read()\n"
+        "t = time.perf_counter()\n"
+        "Parser(ctx, text).parse_module()\n"
+        "print(f'parse {time.perf_counter() - t:.3f} s', file=sys.stderr)\n")
+    timed = timed_process([sys.executable, "-c", code, str(text_file)], cap)
+    return Timed(timed.detail.get("parse"), note=timed.note)
+
+
+def generic_text(path: Path) -> Path:
+    """The module in MLIR's generic form, printed by jaxlib (cached next to ``path``)."""
+    out = path.with_suffix(".generic.mlir")
+    if not out.exists():
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+        from jaxlib.mlir import ir
+
+        from jax_use_donated.fast_path import make_context
+
+        module = ir.Module.parse(path.read_bytes(), context=make_context())
+        out.write_text(str(module.operation.get_asm(print_generic_op_form=True,
+                                                    enable_debug_info=False)))
+    return out
+
+
+def end_to_end(layers: Sequence[int], cap: float) -> str:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from benchmarks.jax_modules import count_ops, train_step_text
+
+    tool = str(Path(sys.executable).with_name("jax-donate-opt"))
+    series = ("jaxlib parse+print", "jax-donate-opt jaxlib path", "jax-donate-opt xDSL path",
+              "xDSL generic parse")
+    rows: list[tuple[int, int, list[Timed], float | None]] = []
+    stop: dict[str, bool] = {}
+    last: dict[str, tuple[float, int]] = {}
+    """Series -> (seconds, ops) of its last measurement."""
+    for n in layers:
+        path = train_step_text(n)
+        text = path.read_text()
+        ops = count_ops(text)
+        cells: list[Timed] = []
+        null = os.devnull
+        cmds: dict[str, list[str]] = {
+            series[0]: [sys.executable, "-c", REFERENCE, str(path), null],
+            series[1]: [tool, str(path), "-p", "jax-plan-donation", "--path=jaxlib",
+                        "--verbose", "-o", null],
+            series[2]: [tool, str(path), "-p", "jax-plan-donation", "--path=xdsl", "-o", null],
+        }
+        for name in series:
+            seconds, at = last.get(name, (0.0, 1))
+            predicted = seconds * ops / at  # linear, startup included: an upper bound
+            if stop.get(name) or (predicted > 2 * cap and seconds > 5):
+                stop[name] = True
+                cells.append(Timed(None, note=f"skipped (predicted {predicted:.0f} s)"))
+                continue
+            if name == series[3]:
+                timed = xdsl_generic_parse(generic_text(path), cap)
+            else:
+                timed = timed_process(cmds[name], cap)
+            if timed.seconds is None:
+                stop[name] = True
+            else:
+                last[name] = (timed.seconds, ops)
+            cells.append(timed)
+        rows.append((n, ops, cells, len(text) / 1e6))
+        report(rows, series, cap)  # after each size: a run cut short keeps what it measured
+        print(f"{n} layers, {ops} ops: " + ", ".join(
+            f"{name} {c.seconds:.2f} s" if c.seconds is not None else f"{name} {c.note}"
+            for name, c in zip(series, cells, strict=True)), flush=True)
+    return report(rows, series, cap)
+
+
+def report(rows: list[tuple[int, int, list[Timed], float | None]], series: Sequence[str],
+           cap: float) -> str:
+    lines = [
+        "# jax-donate-opt end to end: jaxlib path, xDSL path, jaxlib and xDSL parsers",
+        "",
+        "Command: `python benchmarks/pass_scaling.py --end-to-end` (N-layer MLP Adam step, "
+        "outputs reordered, `jax.jit(...).lower(...).as_text()`; whole processes, wall seconds, "
+        f"cap {cap:.0f} s; one run each on a shared {os.cpu_count()}-core machine, load average "
+        f"at the end {', '.join(f'{x:.1f}' for x in os.getloadavg())}).",
+        "",
+        "| layers | ops | MB | " + " | ".join(series) + " | jaxlib path / reference | "
+        "jaxlib path: parse, model, plan, print (s) | peak RSS MiB (ref / jaxlib path / xDSL path) |",
+        "|---:|---:|---:|" + "---:|" * len(series) + "---:|---|---|",
+    ]
+    for n, ops, cells, mb in rows:
+        fmt = [f"{c.seconds:.2f}" if c.seconds is not None else (c.note or "-") for c in cells]
+        ref, fast = cells[0].seconds, cells[1].seconds
+        ratio = f"{fast / ref:.2f}x" if ref and fast else "-"
+        d = cells[1].detail
+        phases = ", ".join(f"{d[k]:.2f}" for k in ("parse", "model", "plan", "print")
+                           if k in d) or "-"
+        rss = " / ".join(f"{c.rss_mib:.0f}" if c.rss_mib else "-" for c in cells[:3])
+        lines.append(f"| {n} | {ops} | {mb:.1f} | " + " | ".join(fmt)
+                     + f" | {ratio} | {phases} | {rss} |")
+    text = "\n".join(lines) + "\n"
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "pass_scaling.md").write_text(text)
+    chart(rows, series)
+    return text
+
+
+def chart(rows: list[tuple[int, int, list[Timed], float | None]], series: Sequence[str]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for i, name in enumerate(series):
+        pts = [(ops, cells[i].seconds) for _, ops, cells, _ in rows
+               if cells[i].seconds is not None]
+        if pts:
+            ax.loglog([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name)
+    ax.set_xlabel("ops in the module")
+    ax.set_ylabel("seconds (wall)")
+    ax.set_title("MLP Adam step: jax-donate-opt and the parsers")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(RESULTS / "pass_scaling.png", dpi=120)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 50000])
     parser.add_argument("--profile", action="store_true", help="cProfile the pass")
+    parser.add_argument("--end-to-end", action="store_true",
+                        help="whole processes on real JAX text (see the module docstring)")
+    parser.add_argument("--layers", type=int, nargs="+", default=[15, 145, 1450, 14500])
+    parser.add_argument("--cap", type=float, default=120.0,
+                        help="seconds per measurement at most")
     args = parser.parse_args(argv)
+    if args.end_to_end:
+        print(end_to_end(args.layers, args.cap))
+        return
     ctx = JaxDonateOptMain(args=[]).ctx
     measure(ctx, 200, False)  # warm up: load dialects, fill caches of the parser
     rows = [measure(ctx, n, args.profile) for n in args.sizes]

@@ -32,7 +32,7 @@ import textwrap
 import threading
 from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, version
-from io import StringIO
+from io import BytesIO, StringIO
 from typing import IO, Any, ClassVar, NoReturn, cast
 
 from xdsl.dialects.builtin import ModuleOp
@@ -46,63 +46,15 @@ from xdsl.utils.exceptions import (
 )
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from jax_use_donated.analysis.model import FunctionModel
-from jax_use_donated.analysis.plan import DonationPlan
 from jax_use_donated.diagnostics import collect_diagnostics
+from jax_use_donated.donation_report import donation_report, format_bytes
+from jax_use_donated.fast_path import PATHS
 from jax_use_donated.frontend import JaxFrontend, JaxTarget, nesting_too_deep
 from jax_use_donated.transforms.options import KebabOptions, describe
 from jax_use_donated.transforms.plan_donation import record_plans
 from jax_use_donated.universe import PLAN_PASS, TEXT_FORMAT, UNIVERSE
 
-
-def format_bytes(n: int | None) -> str:
-    """``512 B``, ``16.0 KiB``; ``?`` for dynamic shapes."""
-    if n is None:
-        return "?"
-    if n < 1024:
-        return f"{n} B"
-    size = float(n)
-    for unit in ("KiB", "MiB", "GiB"):
-        size /= 1024
-        if size < 1024 or unit == "GiB":
-            return f"{size:.1f} {unit}"
-    return f"{size:.1f} GiB"
-
-
-def donation_report(plans: Sequence[tuple[FunctionModel, DonationPlan]]) -> str:
-    """A readable per-donor table: argument, type, bytes, JAX's pairing, ours, reason."""
-    lines: list[str] = []
-    for fn, plan in plans:
-        header = ("argument", "type", "bytes", "jax", "ours", "reason")
-        rows: list[tuple[str, ...]] = []
-        for v in plan.verdicts:
-            arg = v.arg
-            jax = "-" if v.jax_result is None else f"result {v.jax_result}"
-            if arg.donation.alias_index is not None:
-                jax = f"result {arg.donation.alias_index}"
-            ours = "-" if v.result is None else f"result {v.result}"
-            nbytes = arg.tensor.nbytes if arg.tensor is not None else None
-            reason = v.reason.value + (" (unused)" if v.unused else "")
-            rows.append((f"{arg.display_name} (%arg{arg.index})", arg.type_text,
-                         format_bytes(nbytes), jax, ours, reason))
-        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-        fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-        ours_bytes = plan.aliased_bytes(fn)
-        jax_pairs = {a.index: a.donation.alias_index for a in fn.donors
-                     if a.donation.alias_index is not None} or plan.jax_pairs
-        jax_bytes = 0
-        for d in jax_pairs:
-            tensor = fn.args[d].tensor
-            jax_bytes += (tensor.nbytes or 0) if tensor is not None else 0
-        lines.append(f"donation report for @{fn.name} ({plan.ordering} ordering): "
-                     f"{len(plan.pairs)}/{len(plan.verdicts)} donors reused, "
-                     f"{format_bytes(ours_bytes)} aliased (input pairing: "
-                     f"{format_bytes(jax_bytes)}, not checked for safety)")
-        lines.append(fmt.format(*header).rstrip())
-        lines.extend(fmt.format(*r).rstrip() for r in rows)
-        for v in plan.unpaired:
-            lines.append(f"  {v.arg.display_name}: {v.message}")
-    return "\n".join(lines) + ("\n" if lines else "")
+__all__ = ["JaxDonateOptMain", "donation_report", "format_bytes", "main"]
 
 
 def _version(distribution: str) -> str:
@@ -207,8 +159,20 @@ class JaxDonateOptMain(xDSLOptMain):
             "--donation-report", default=False, action="store_true",
             help="print a per-donor table (argument, type, bytes, JAX's pairing, ours, "
                  f"reason) to stderr, of the pipeline's {', '.join(REPORTING_PASSES)}")
+        arg_parser.add_argument(
+            "--path", choices=PATHS, default="auto",
+            help="how the input is read, rewritten and printed: jaxlib (C++ MLIR, for "
+                 "jax-plan-donation in alias mode, jax-verify-donation and no pass), xdsl "
+                 "(every pass and option), auto (default: jaxlib for a donation pass on text "
+                 "with MLIR's own value names, as JAX prints it; else xdsl)")
+        arg_parser.add_argument(
+            "--verbose", default=False, action="store_true",
+            help="say on stderr which path ran, why, and its timings")
         arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
         arg_parser.epilog = passes_help()
+
+    _input_data: bytes | None = None
+    """The input, once the jaxlib path has read it (the xDSL path then reads it again)."""
 
     def get_input_name(self) -> str:
         return self.args.input_file or STDIN_NAME
@@ -217,6 +181,9 @@ class JaxDonateOptMain(xDSLOptMain):
         """As ``mlir-opt``, any file is MLIR text unless its extension names another
         frontend (xDSL refuses ``input.txt``, ``/dev/stdin`` with a ``ValueError``)."""
         stream, extension = super().get_input_stream()
+        if self._input_data is not None:
+            stream.close()
+            stream = BytesIO(self._input_data)
         return stream, extension if extension in self.available_frontends else TEXT_FORMAT
 
     def parse_chunk(self, chunk: IO[bytes], file_extension: str,
@@ -261,6 +228,8 @@ class JaxDonateOptMain(xDSLOptMain):
         if self.args.donation_report and not self.reports_donation():
             print(f"donation report: nothing to report: the pipeline has no donation pass "
                   f"({', '.join(REPORTING_PASSES)})", file=sys.stderr)
+        if self.run_jaxlib_path():
+            return
         args = self.args
         if not args.split_input_file or args.verify_diagnostics or args.parsing_diagnostics \
                 or args.shrink:
@@ -293,6 +262,30 @@ class JaxDonateOptMain(xDSLOptMain):
                 output_stream.close()
         if failed:
             raise SystemExit(1)
+
+    def run_jaxlib_path(self) -> bool:
+        """Run the command on jaxlib's MLIR (:mod:`jax_use_donated.fast_path`) when
+        ``--path`` allows it and its result is the xDSL path's; ``False`` when the xDSL path
+        has to run."""
+        path = self.args.path
+        if path == "xdsl" and not self.args.verbose:
+            return False
+        from jax_use_donated import fast_path
+
+        reasons = fast_path.pipeline_reasons(self)
+        if path == "jaxlib" and reasons:
+            sys.stdout.flush()
+            print(f"jax-donate-opt: error: --path=jaxlib cannot run this command: "
+                  f"{'; '.join(reasons)}", file=sys.stderr)
+            raise SystemExit(1)
+        if path != "xdsl" and not reasons:
+            stream, _ = self.get_input_stream()
+            try:
+                self._input_data = stream.read()
+            finally:
+                if stream is not sys.stdin.buffer:
+                    stream.close()
+        return fast_path.try_run(self, self._input_data or b"", path)
 
     def apply_passes(self, prog: ModuleOp) -> None:
         fallback = self.get_input_name()

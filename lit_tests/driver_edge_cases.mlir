@@ -24,7 +24,8 @@ func.func public @main(%arg0: tensor<4xf32> {jax.buffer_donor = true}, %arg1: te
 }
 
 // F7: an input without operations (comments, blank lines) is an empty module, exit 0.
-// RUN: echo "// nothing here" | jax-donate-opt -p jax-plan-donation | filecheck %s --check-prefix=EMPTY
+// RUN: echo "// nothing here" | jax-donate-opt --path=xdsl -p jax-plan-donation | filecheck %s --check-prefix=EMPTY
+// RUN: echo "// nothing here" | jax-donate-opt -p jax-plan-donation | filecheck %s --check-prefix=EMPTY-JAXLIB
 // RUN: echo "" | jax-donate-opt | %roundtrip-jaxlib | filecheck %s --check-prefix=EMPTY-JAXLIB
 // EMPTY:      builtin.module {
 // EMPTY-NEXT: }

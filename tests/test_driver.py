@@ -303,7 +303,7 @@ def test_donation_report_says_when_there_is_nothing_to_report(
         line: str) -> None:
     code, out = run(tmp_path, text, *args)
     err = capsys.readouterr().err
-    assert code == 0 and "builtin.module" in out
+    assert code == 0 and re.search(r"^(builtin\.)?module\b", out, re.M)  # xDSL's or jaxlib's
     assert err == line.format(input=tmp_path / "input.mlir")
 
 

@@ -186,7 +186,7 @@ def test_input_without_operations_is_an_empty_module(name: str) -> None:
     module, exit 0; the output parses in jaxlib and in the driver again."""
     run = console(HOSTILE / name)
     assert run.code == 0, run.stderr
-    assert run.stdout.strip() == "builtin.module {\n}", run.stdout
+    assert run.stdout.strip() in ("builtin.module {\n}", "module {\n}"), run.stdout  # xDSL, jaxlib
     assert run.stderr == ""
     parse_in_jaxlib(run.stdout)
     again = run_driver(PASS, run.stdout)
@@ -329,7 +329,11 @@ def test_declarations_keep_argument_and_result_attributes() -> None:
     """F3: declarations print as jaxlib prints them, with their argument and result
     attributes (xDSL 0.75 drops both, and reads none from unnamed arguments), and the output
     reads back unchanged in the driver and in jaxlib."""
-    run = console(HOSTILE / "declaration_attrs.mlir")
+    fast = console(HOSTILE / "declaration_attrs.mlir")  # jaxlib path: dictionaries sorted
+    assert fast.code == 0, fast.stderr
+    assert ('  func.func private @sink(tensor<4xf32> {mhlo.sharding = "{replicated}", '
+            'tf.aliasing_output = 0 : i32})\n') in fast.stdout, fast.stdout
+    run = console(HOSTILE / "declaration_attrs.mlir", *PASS, "--path=xdsl")
     assert run.code == 0, run.stderr
     declarations = [
         'func.func private @external(tensor<4xf32> {jax.buffer_donor = true}, tensor<2xi32>) '

@@ -1,0 +1,466 @@
+"""``jax-donate-opt``'s jaxlib path: parse, plan, rewrite and print with jaxlib's C++ MLIR.
+
+For pipelines that only change argument attributes (``jax-plan-donation`` in alias mode,
+``jax-verify-donation``; no pass at all with ``--path=jaxlib``) the driver can read the input with jaxlib's MLIR
+(``jaxlib.mlir.ir``, the bindings behind ``jax._src.lib.mlir``), build the core's model with
+the jit hook's adapter (:mod:`jax_use_donated.adapters.jaxlib_ir`), plan with the shared core,
+write ``tf.aliasing_output`` / ``jax.buffer_donor`` with jaxlib and print with jaxlib: about
+100x faster reading than xDSL's Python parser.
+
+Exit codes and stderr are the xDSL path's, byte for byte: the jaxlib path handles successful
+runs only. Whenever jaxlib cannot parse the input, a donation attribute is malformed, a strict
+plan fails, a verified alias is unsafe or anything else goes wrong, it gives up before writing
+anything and the driver runs the xDSL path on the same bytes, which reports the error as always.
+stdout is jaxlib's own spelling of the module (``module``, ``call``, ``return``, ``%arg0``),
+equal to what jaxlib prints for the xDSL path's output. ``--path=auto`` (the default) takes
+this path for a donation pass on text with MLIR's own names (:func:`xdsl_reasons`: what JAX's
+``as_text()`` prints); ``--path=jaxlib`` forces it wherever the pipeline allows
+(:func:`pipeline_reasons`), ``--path=xdsl`` never takes it.
+
+Documented differences under ``--path=jaxlib`` (``auto`` avoids them by choosing xDSL):
+
+* SSA value and block names: jaxlib prints MLIR's numbering (``%arg0``, ``%0``, ``^bb0``),
+  xDSL keeps the input's names (``%a``, ``%x_1``);
+* ``loc("-":L:C)`` in the input: ``-`` is the name jaxlib gives its input buffer, so such a
+  location is taken for one jaxlib made up and diagnostics name the input file instead.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:  # the driver imports this module only when it runs
+    from jax_use_donated.analysis.model import FunctionModel
+    from jax_use_donated.analysis.plan import DonationPlan
+    from jax_use_donated.driver import JaxDonateOptMain
+
+Path = Literal["auto", "jaxlib", "xdsl"]
+PATHS: tuple[Path, ...] = ("auto", "jaxlib", "xdsl")
+
+PARSER_BUFFER = "-"
+"""The file name jaxlib's parser puts in the locations it makes up for ops and arguments
+that carry none in the text (``loc("-":3:5)``)."""
+
+_FLAGS_XDSL_ONLY = {
+    "split_input_file": "--split-input-file",
+    "verify_diagnostics": "--verify-diagnostics",
+    "parsing_diagnostics": "--parsing-diagnostics",
+    "shrink": "--shrink",
+    "print_between_passes": "--print-between-passes",
+    "time_passes": "--time-passes",
+    "print_op_generic": "--print-op-generic",
+    "print_no_properties": "--print-no-properties",
+    "print_debuginfo": "--print-debuginfo",
+    "syntax_highlight": "--syntax-highlight",
+    "no_implicit_module": "--no-implicit-module",
+    "disable_verify": "--disable-verify",
+}
+"""Options of ``xdsl-opt`` whose behaviour only the xDSL path implements."""
+
+_OWN_VALUE_NAME = re.compile(
+    rb"%(?!(?:arg\d+|\d+|cst|c|true|false|c\d+_[iu]\d+|c_\d+_[iu]\d+|idx\d*)"
+    rb"(?:_\d+)?(?![\w$.\-]))[A-Za-z_$.\-]")
+"""An SSA name MLIR's printer would not give: ``%arg3``, ``%7``, ``%cst_0``, ``%c1_i32`` are its
+own (a constant's name hints), ``%params`` is the user's."""
+_COMMENT = re.compile(rb"//[^\n]*")
+_OWN_BLOCK_NAME = re.compile(rb"\^(?!bb\d+(?![\w$.\-]))[\w$.\-]")
+_FILE_LOC = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
+_NAME_HEAD = re.compile(r'"((?:[^"\\]|\\.)*)"(?!:)')
+
+
+MAX_NESTING = 4_000
+"""Deepest brace nesting the jaxlib path takes: jaxlib's printer is quadratic in the nesting
+depth (2,000 nested regions print in 0.2 s, 8,000 in 2 s); deeper IR goes to the xDSL path,
+which reads it up to its recursion limit and reports what lies beyond."""
+
+
+def nesting_depth(data: bytes) -> int:
+    """Deepest ``{``/``}`` nesting of ``data`` (braces in strings count too: an upper bound
+    for regions); 0 when there are fewer braces than :data:`MAX_NESTING`."""
+    if data.count(b"{") < MAX_NESTING:
+        return 0
+    import numpy as np
+
+    text = np.frombuffer(data, dtype=np.uint8)
+    opens, closes = np.flatnonzero(text == ord("{")), np.flatnonzero(text == ord("}"))
+    steps = np.concatenate([np.ones(len(opens), np.int64), -np.ones(len(closes), np.int64)])
+    order = np.argsort(np.concatenate([opens, closes]), kind="stable")
+    return int(np.cumsum(steps[order]).max(initial=0))
+
+
+class Unsupported(Exception):
+    """The jaxlib path cannot give the xDSL path's result here (the message says why)."""
+
+
+# --------------------------------------------------------------------------------------------
+# Choosing the path
+
+
+def pipeline_reasons(tool: JaxDonateOptMain) -> list[str]:
+    """Why the jaxlib path cannot run this command line at all (``[]``: it can)."""
+    from jax_use_donated.transforms.plan_donation import JaxPlanDonation, JaxVerifyDonation
+    from jax_use_donated.universe import TEXT_FORMAT
+
+    args = tool.args
+    reasons = [f"{flag} is handled by the xDSL path"
+               for dest, flag in _FLAGS_XDSL_ONLY.items() if getattr(args, dest, False)]
+    if (args.frontend or TEXT_FORMAT) != TEXT_FORMAT:
+        reasons.append(f"frontend '{args.frontend}'")
+    if (args.target or TEXT_FORMAT) != TEXT_FORMAT:
+        reasons.append(f"target '{args.target}'")
+    for p in tool.pipeline.passes:
+        if isinstance(p, JaxPlanDonation):
+            if p.mode != "alias":
+                reasons.append(f"{p.name}{{mode={p.mode}}} changes the body (xDSL path)")
+        elif not isinstance(p, JaxVerifyDonation):
+            reasons.append(f"pass {p.name} runs on the xDSL path")
+    return reasons
+
+
+def auto_reasons(tool: JaxDonateOptMain) -> list[str]:
+    """Why ``--path=auto`` keeps a command the jaxlib path could run on xDSL: a pipeline
+    without a donation pass is a round trip through our xDSL dialects."""
+    if not tool.pipeline.passes:
+        return ["no pass: a round trip through the xDSL dialects"]
+    return []
+
+
+def xdsl_reasons(data: bytes) -> list[str]:
+    """Why ``--path=auto`` reads ``data`` with xDSL although jaxlib could: names the user chose
+    (xDSL keeps them, jaxlib prints MLIR's numbering), or locations jaxlib would take for its
+    own (``[]``: none). Text printed by jaxlib (JAX's ``as_text()``) has neither."""
+    reasons: list[str] = []
+    code = _COMMENT.sub(b"", data) if b"//" in data else data
+    if _OWN_VALUE_NAME.search(code):
+        reasons.append("the input names SSA values (xDSL keeps the names, jaxlib numbers them)")
+    if _OWN_BLOCK_NAME.search(code):
+        reasons.append("the input names blocks (xDSL keeps the names, jaxlib numbers them)")
+    if f'loc("{PARSER_BUFFER}":'.encode() in data:
+        reasons.append(f'the input has loc("{PARSER_BUFFER}":...) locations, which jaxlib makes '
+                       "up for ops without one")
+    return reasons
+
+
+# --------------------------------------------------------------------------------------------
+# jaxlib
+
+
+def make_context(allow_unregistered: bool = False) -> Any:
+    """A jaxlib MLIR context with JAX's dialects (as ``jax.interpreters.mlir.make_ir_context``,
+    without importing ``jax``)."""
+    from jaxlib.mlir import ir
+    from jaxlib.mlir._mlir_libs import _jax_mlir_ext  # pyright: ignore[reportMissingModuleSource]
+    from jaxlib.mlir.dialects import chlo, mhlo, sdy, stablehlo
+
+    registry = ir.DialectRegistry()
+    _jax_mlir_ext.register_dialects(registry)
+    ctx = ir.Context()
+    ctx.append_dialect_registry(registry)
+    ctx.load_all_available_dialects()
+    sdy.register_dialect(ctx)
+    mhlo.register_mhlo_dialect(ctx)
+    chlo.register_dialect(ctx)
+    stablehlo.register_dialect(ctx)
+    ctx.allow_unregistered_dialects = allow_unregistered
+    return ctx
+
+
+def parse(data: bytes, allow_unregistered: bool = False, ctx: Any = None) -> Any:
+    """``data`` parsed (and verified: jaxlib's parser verifies) by jaxlib, in ``ctx`` or a new
+    :func:`make_context`; :class:`Unsupported` when jaxlib refuses it."""
+    from jaxlib.mlir import ir
+
+    ctx = ctx if ctx is not None else make_context(allow_unregistered)
+    try:
+        return ir.Module.parse(data, context=ctx)
+    except Exception as err:  # MLIRError
+        first = str(err).strip().splitlines()[:2]
+        raise Unsupported(f"jaxlib cannot read the input ({' '.join(first)})") from None
+
+
+def loc_text(printed: str) -> str | None:
+    """``file:line:col`` of a printed jaxlib location as the xDSL adapter reads it (the first
+    file location: a callsite's callee, a name's child, a fused location's first), ``None``
+    for none or for one jaxlib's parser made up (:data:`PARSER_BUFFER`)."""
+    m = _FILE_LOC.search(printed)
+    if m is None or m.group(1) == PARSER_BUFFER:
+        return None
+    from jax_use_donated.adapters.jaxlib_ir import _unescape  # pyright: ignore[reportPrivateUsage]
+
+    return f"{_unescape(m.group(1))}:{m.group(2)}:{m.group(3)}"
+
+
+def loc_name(printed: str) -> str | None:
+    """The ``loc("name")`` label as the xDSL adapter reads it: a name location's name, or a
+    fused location's first name; ``None`` otherwise."""
+    from jax_use_donated.adapters.jaxlib_ir import _unescape  # pyright: ignore[reportPrivateUsage]
+
+    body = printed[4:-1] if printed.startswith("loc(") and printed.endswith(")") else printed
+    if body.startswith("fused"):
+        inner = body[body.find("[") + 1:]
+        for part in _split_top(inner.rstrip("]")):
+            name = loc_name(part.strip())
+            if name is not None:
+                return name
+        return None
+    m = _NAME_HEAD.match(body)
+    return _unescape(m.group(1)) if m else None
+
+
+def _split_top(text: str) -> Iterator[str]:
+    """``a, f(b, c), "d, e"`` -> ``a``, ``f(b, c)``, ``"d, e"``."""
+    depth, start, quoted, i = 0, 0, False, 0
+    while i < len(text):
+        c = text[i]
+        if quoted:
+            if c == "\\":
+                i += 1
+            elif c == '"':
+                quoted = False
+        elif c == '"':
+            quoted = True
+        elif c in "([<{":
+            depth += 1
+        elif c in ")]>}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            yield text[start:i]
+            start = i + 1
+        i += 1
+    yield text[start:]
+
+
+def functions_with_donors(module: Any) -> Iterator[Any]:
+    """Defined ``func.func`` ops of ``module`` (and of nested modules) with a donation
+    attribute on an argument, in text order."""
+    from jax_use_donated.adapters.jaxlib_ir import _dict_list  # pyright: ignore[reportPrivateUsage]
+    from jax_use_donated.analysis.errors import ALIASING_OUTPUT, BUFFER_DONOR
+
+    def visit(block: Any) -> Iterator[Any]:
+        for view in block.operations:
+            op = view.operation
+            if op.name == "builtin.module":
+                for region in op.regions:
+                    for inner in region.blocks:
+                        yield from visit(inner)
+            elif op.name == "func.func" and len(op.regions[0].blocks):
+                dicts = _dict_list(op, "arg_attrs", 0)
+                if any(d is not None and (ALIASING_OUTPUT in d or BUFFER_DONOR in d)
+                       for d in dicts):
+                    yield op
+
+    yield from visit(module.body)
+
+
+# --------------------------------------------------------------------------------------------
+# Running a pipeline
+
+
+@dataclass
+class Outcome:
+    """What the jaxlib path produced: the output text, the diagnostics and the plans."""
+
+    text: str
+    warnings: list[Any] = field(default_factory=list)
+    plans: list[tuple[FunctionModel, DonationPlan]] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def _fix_locations(fn: FunctionModel, func: Any) -> None:
+    """Argument and function locations as the xDSL adapter gives them (the jit hook's adapter
+    keeps only argument names)."""
+    from jax_use_donated.analysis.model import SourceLoc
+
+    for arg in fn.args:
+        barg: Any = arg.handle
+        printed = str(barg.location) if barg is not None else ""
+        arg.loc = SourceLoc(text=loc_text(printed), name=loc_name(printed))
+    fn.loc = SourceLoc(text=loc_text(str(func.location)))
+
+
+def _fix_op_locations(fn: FunctionModel, explicit: bool) -> None:
+    """Op locations without jaxlib's made-up ones: none at all when the input has no
+    ``loc(`` (``explicit`` false), else read lazily per op."""
+    from jax_use_donated.analysis.model import SourceLoc
+
+    if not explicit:
+        unknown = SourceLoc()
+        for op in fn.ops:
+            op.loc = unknown
+        return
+    for op in fn.ops:
+        if op.handle is not None:
+            op.loc = input_op_location(op.handle)
+
+
+def _input_op_location_class() -> type:
+    from jax_use_donated.adapters.jaxlib_ir import OpLocation
+
+    class _InputOpLocation(OpLocation):
+        """:class:`OpLocation` whose text drops locations jaxlib's parser made up."""
+
+        @property
+        def text(self) -> str | None:  # type: ignore[override]
+            cached = self.__dict__.get("_text", False)
+            if cached is False:
+                cached = loc_text(str(self.__dict__["_operation"].location))
+                self.__dict__["_text"] = cached
+            return cached
+
+    return _InputOpLocation
+
+
+def input_op_location(operation: Any) -> Any:
+    """An op location as the xDSL adapter gives it, read when a diagnostic asks."""
+    global _INPUT_OP_LOCATION
+    if _INPUT_OP_LOCATION is None:
+        _INPUT_OP_LOCATION = _input_op_location_class()
+    return _INPUT_OP_LOCATION(operation)
+
+
+_INPUT_OP_LOCATION: type | None = None
+
+
+def run_pipeline(module: Any, passes: Sequence[Any], explicit_locations: bool = True
+                 ) -> Outcome:
+    """Apply ``passes`` (``jax-plan-donation`` in alias mode, ``jax-verify-donation``) to the
+    jaxlib ``module`` as the xDSL passes would; :class:`Unsupported` where the xDSL path must
+    report an error instead. ``explicit_locations``: whether the input has any ``loc(``."""
+    from jax_use_donated.adapters.jaxlib_ir import (
+        ModuleAdapter,
+        set_arg_donations,
+        symbol_name,
+    )
+    from jax_use_donated.analysis.errors import DonationError
+    from jax_use_donated.analysis.plan import plan_donation
+    from jax_use_donated.diagnostics import collect_diagnostics
+    from jax_use_donated.gc_pause import gc_paused
+    from jax_use_donated.transforms.plan_donation import JaxPlanDonation, JaxVerifyDonation
+
+    outcome = Outcome("")
+    seconds = outcome.seconds
+    for step in ("model", "plan", "rewrite"):
+        seconds[step] = 0.0
+    with collect_diagnostics() as sink, gc_paused():
+        for p in passes:
+            if isinstance(p, JaxPlanDonation):
+                if p.mode != "alias" or p.remove_matched_outputs or (
+                        p.xla_fallback and p.fusion_safe):
+                    raise Unsupported(f"{p.name}: options the xDSL pass refuses")
+                ordering, keep, fusion = "dataflow", p.keep_existing_aliases, p.fusion_safe
+            elif isinstance(p, JaxVerifyDonation):
+                if p.ordering not in ("dataflow", "program"):
+                    raise Unsupported(f"{p.name}: unknown ordering")
+                ordering, keep, fusion = p.ordering, True, False
+            else:
+                raise Unsupported(f"pass {p.name}")
+            adapter = ModuleAdapter(module.operation)
+            for func in list(functions_with_donors(module)):
+                t0 = time.perf_counter()
+                try:
+                    fn = adapter.build(func)
+                    _fix_locations(fn, func)
+                    _fix_op_locations(fn, explicit_locations)
+                    t1 = time.perf_counter()
+                    plan = plan_donation(fn, ordering, keep, fusion)
+                except DonationError as err:
+                    raise Unsupported(f"@{symbol_name(func)}: {err.message}") from None
+                t2 = time.perf_counter()
+                outcome.plans.append((fn, plan))
+                if isinstance(p, JaxPlanDonation):
+                    fallback = p._fallback(fn, plan)  # pyright: ignore[reportPrivateUsage]
+                    if p.strict and plan.unpaired:
+                        raise Unsupported("a strict plan fails")
+                    p._report(fn, plan, func, None, fallback)  # pyright: ignore[reportPrivateUsage, reportArgumentType]
+                    set_arg_donations(func, fallback.all_pairs(plan), fallback.buffer_donors)
+                seconds["model"] += t1 - t0
+                seconds["plan"] += t2 - t1
+                seconds["rewrite"] += time.perf_counter() - t2
+        outcome.warnings = list(sink.diagnostics)
+    return outcome
+
+
+def print_module(module: Any) -> str:
+    """jaxlib's text of ``module`` without locations, as the ``jax`` target prints it."""
+    return module.operation.get_asm(enable_debug_info=False) + "\n"
+
+
+def try_run(tool: JaxDonateOptMain, data: bytes, path: Path) -> bool:
+    """Run ``tool``'s command on ``data`` with jaxlib and write its output and diagnostics;
+    ``False`` (nothing written) when the xDSL path has to run it. ``--verbose`` says which
+    path ran and why (stderr)."""
+    verbose = bool(getattr(tool.args, "verbose", False))
+
+    def say(message: str) -> None:
+        if verbose:
+            print(f"jax-donate-opt: {message}", file=sys.stderr)
+
+    if path == "xdsl":
+        say("path: xdsl (--path=xdsl)")
+        return False
+    reasons = pipeline_reasons(tool)
+    if path == "auto":
+        reasons = reasons or auto_reasons(tool) or xdsl_reasons(data)
+    if reasons:
+        say(f"path: xdsl ({'; '.join(reasons)})")
+        return False
+    timings: dict[str, float] = {}
+    start = time.perf_counter()
+    try:
+        data.decode("utf-8")
+        if b"\0" in data:  # jaxlib's lexer stops at a NUL byte, xDSL's reports it
+            raise Unsupported("the input has a NUL byte")
+        if b"dialect_resources" in data:  # blobs: a second context in one process drops them
+            raise Unsupported("the input has resource blobs")
+        depth = nesting_depth(data)
+        if depth > MAX_NESTING:
+            raise Unsupported(f"nesting {depth:,} deep (at most {MAX_NESTING:,})")
+        timings["checks"] = time.perf_counter() - start
+        ctx = make_context(bool(tool.args.allow_unregistered_dialect))
+        timings["jaxlib"] = time.perf_counter() - start - timings["checks"]
+        mark = time.perf_counter()
+        module = parse(data, ctx=ctx)
+        timings["parse"] = time.perf_counter() - mark
+        outcome = run_pipeline(module, tool.pipeline.passes, b"loc(" in data)
+        timings.update(outcome.seconds)
+        mark = time.perf_counter()
+        text = print_module(module)
+        timings["print"] = time.perf_counter() - mark
+    except (Unsupported, UnicodeDecodeError) as err:
+        say(f"path: xdsl (the jaxlib path gave up: {err})")
+        return False
+    except Exception as err:  # anything unforeseen: the xDSL path decides (and reports)
+        say(f"path: xdsl (the jaxlib path gave up: {type(err).__name__}: {err})")
+        return False
+    say(f"path: jaxlib ({', '.join(f'{k} {v:.3f} s' for k, v in timings.items())})")
+    write(tool, outcome, text)
+    return True
+
+
+def write(tool: JaxDonateOptMain, outcome: Outcome, text: str) -> None:
+    """Diagnostics and the donation report to stderr, then the module to the output, as the
+    xDSL path writes them."""
+    from jax_use_donated.donation_report import donation_report
+
+    name = tool.get_input_name()
+    stream = tool.prepare_output()  # as xDSL: an unwritable output fails before anything else
+    for diag in outcome.warnings:
+        print(diag.format(name), file=sys.stderr)
+    if tool.reports_donation():
+        if outcome.plans:
+            sys.stderr.write(donation_report(outcome.plans))
+        else:
+            print(f"donation report for {name}: nothing to report: no function has donated "
+                  "arguments (jax.buffer_donor or tf.aliasing_output)", file=sys.stderr)
+    sys.stderr.flush()
+    try:
+        stream.write(text)
+        stream.flush()
+    finally:
+        if stream is not sys.stdout:
+            stream.close()

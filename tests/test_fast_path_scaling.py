@@ -1,0 +1,44 @@
+"""The jaxlib path's own steps (parse, model building with locations, rewrite, print) grow
+linearly: time per op at two module sizes within a factor (best of three runs each, small
+modules). The planning core is measured by ``benchmarks/pass_scaling.py --end-to-end``."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from jax_use_donated import fast_path
+from jax_use_donated.transforms.plan_donation import JaxPlanDonation
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.pass_scaling import generate
+
+FACTOR = 2.5
+"""Allowed growth of the time per op from the small to the large module (1.0 = linear; a
+quadratic step gives 8 at these sizes)."""
+
+
+def _own_seconds(text: str) -> float:
+    """Seconds of the driver's own steps on ``text``: everything but the core's planning."""
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        module = fast_path.parse(text.encode())
+        parsed = time.perf_counter()
+        outcome = fast_path.run_pipeline(module, [JaxPlanDonation()])
+        printed_at = time.perf_counter()
+        fast_path.print_module(module)
+        end = time.perf_counter()
+        own = (parsed - start) + (printed_at - parsed - outcome.seconds["plan"]) + (
+            end - printed_at)
+        best = min(best, own)
+    return best
+
+
+def test_time_per_op_is_flat() -> None:
+    small, _ = generate(1_000)
+    large, _ = generate(8_000)
+    per_op_small = _own_seconds(small) / small.count("\n")
+    per_op_large = _own_seconds(large) / large.count("\n")
+    assert per_op_large < FACTOR * per_op_small, (per_op_small, per_op_large)
