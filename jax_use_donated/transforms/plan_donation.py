@@ -329,9 +329,10 @@ def plan_function(func: FuncOp, module: ModuleOp, ordering: Ordering,
                   keep_existing_aliases: bool, fusion_safe: bool = False
                   ) -> tuple[FunctionModel, DonationPlan]:
     """Build the model of ``func`` and plan it; errors become anchored
-    :class:`PassFailedException`s."""
+    :class:`PassFailedException`s. For XLA's orderings calls are inlined first, as XLA
+    inlines them before copy insertion."""
     try:
-        fn = build_function_model(func)
+        fn = build_function_model(func, inline=ordering != "program")
         plan = core_plan_donation(fn, ordering, keep_existing_aliases, fusion_safe)
     except DonationError as err:
         raise _from_donation_error(err, func, module) from None
