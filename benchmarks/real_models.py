@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import jax_use_donated as jud
 from jax_use_donated import analysis
-from jax_use_donated.adapters.jaxlib_ir import arg_donations, module_function
+from jax_use_donated.adapters.jaxlib_ir import arg_donations, function_model, module_function
 from jax_use_donated.analysis.errors import ALIASING_OUTPUT
 from jax_use_donated.analysis.liveness import Liveness
 from jax_use_donated.analysis.plan import PairChecker
@@ -477,6 +477,12 @@ assert len(VARIANTS) == 18
 
 # ---------------------------------------------------------------------------- measurement
 
+def _lower(step: Any, args: tuple[Any, ...]) -> Any:
+    """``step.lower(*args)`` as JAX's ``Lowered`` (Equinox wraps it: ``.lowered``)."""
+    lowered = step.lower(*args)
+    return getattr(lowered, "lowered", lowered)
+
+
 @contextmanager
 def _forced(pairs: dict[int, int]) -> Iterator[None]:
     """Every jit lowering inside gets exactly these ``@main`` alias pairs (and no other
@@ -525,7 +531,7 @@ def _predict(fn: analysis.FunctionModel, ordering: analysis.Ordering,
     under ``ordering``, copied where it is not, not donated where it has none."""
     predict_pairing = getattr(analysis, "predict_pairing", None)
     if predict_pairing is not None:
-        return predict_pairing(fn, ordering, pairs)
+        return {d: Outcome(o) for d, o in predict_pairing(fn, ordering, pairs).items()}
     checker = PairChecker(fn, Liveness(fn), ordering)
     return {a.index: (Outcome.NOT_DONATED if a.index not in pairs
                       else Outcome.COPY_FREE if checker.is_safe(a.index, pairs[a.index])
@@ -536,7 +542,7 @@ def _predict(fn: analysis.FunctionModel, ordering: analysis.Ordering,
 def _measure(step: Any, args: tuple[Any, ...], pairs: dict[int, int], donors: list[int],
              options: dict[str, Any], base: int) -> tuple[dict[int, Outcome], int, dict[int, str]]:
     with _forced(pairs):
-        compiled = step.lower(*args).compile(compiler_options=options or None)
+        compiled = _lower(step, args).compile(compiler_options=options or None)
     text = compiled.as_text()
     truth = read_truth(text, donors)
     assert truth.aliases == pairs, (truth.aliases, pairs)
@@ -551,22 +557,22 @@ def run_variant(variant: Variant, nested: bool) -> Row:
     step, args = variant.make(nested)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        plain = step.lower(*args)
+        plain = _lower(step, args)
         main = module_function(plain.compiler_ir())
         assert main is not None
         jax_pairs = {d: k for d, (attr, k) in arg_donations(main).items()
                      if attr == ALIASING_OUTPUT and isinstance(k, int)}
         with jud.enabled(warn=False):
-            record = records.record_of(step.lower(*args).compiler_ir())
+            record = records.record_of(_lower(step, args).compiler_ir())
         assert record is not None, variant.name
         fn = record.function
         donors = [a.index for a in fn.donors]
-        calls = sum(op.name == "func.call" for op in fn.ops)
+        calls = sum(op.name == "func.call" for op in function_model(main, inline=False).ops)
         cells: dict[tuple[str, str], Cell] = {}
         for compile_name, options in COMPILES.items():
             ordering = _ordering(options)
             with _forced({}):
-                base = step.lower(*args).compile(
+                base = _lower(step, args).compile(
                     compiler_options=options or None).as_text().count(" copy(")
             plan = analysis.plan_donation(fn, ordering)
             fallback = xla_fallback(plan, jax_pairs, set())

@@ -22,10 +22,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from jax_use_donated.analysis.model import FunctionModel, Op, ValueId
-from jax_use_donated.analysis.semantics import PURE_OPS, OpSemantics, classify_all
+from jax_use_donated.analysis.semantics import (
+    FUSING_CONSUMERS,
+    PURE_OPS,
+    OpSemantics,
+    classify_all,
+    duplicable,
+)
 
 REGION_USE = -1
 """The operand position recorded for a read inside an op's nested regions."""
+FUSED_USE = -2
+"""The operand position recorded for a read through a cheap producer that XLA's fusion
+duplicates into the reading op (:data:`.semantics.DUPLICABLE_OPS`)."""
 
 
 @dataclass(frozen=True)
@@ -92,11 +101,33 @@ def dead_ops(fn: FunctionModel) -> frozenset[int]:
     return frozenset(dead)
 
 
-class Liveness:
-    """All dataflow facts of one function, computed once in a single walk."""
+def duplicated_values(fn: FunctionModel) -> frozenset[ValueId]:
+    """Results of cheap producers (:func:`.semantics.duplicable`) that XLA's fusion recomputes
+    inside each consumer: every user fuses (:data:`.semantics.FUSING_CONSUMERS`, no use inside
+    a region) and the value is not returned. Measured: ``m2 = 0.9 * m + 0.1 * g`` returned and
+    used by the parameter update stays one fusion; the logits' ``dot + broadcast(b)``, used by
+    the reduce-max, the exp and the loss only, is recomputed in each."""
+    kept: set[ValueId] = {r.value for r in fn.results}
+    for op in fn.ops:
+        kept.update(op.region_uses)
+        if op.name not in FUSING_CONSUMERS:
+            kept.update(op.operands)
+    return frozenset(v for op in fn.ops if duplicable(op) for v in op.results if v not in kept)
 
-    def __init__(self, fn: FunctionModel) -> None:
+
+class Liveness:
+    """All dataflow facts of one function, computed once in a single walk.
+
+    With ``fusion_duplication`` (XLA backends) a donor read by a cheap op that XLA's fusion
+    duplicates into its consumers (an elementwise op that is not expensive, a broadcast) is
+    read by those consumers too (at :data:`FUSED_USE`): measured, the logits' bias add
+    ``dot + broadcast(b)`` is recomputed inside the reduce-max, the exp and the loss fusions,
+    and the loss fusion, which no update depends on, reads ``b`` after its update is due.
+    """
+
+    def __init__(self, fn: FunctionModel, fusion_duplication: bool = False) -> None:
         self.fn = fn
+        self.fusion_duplication = fusion_duplication
         self.semantics: list[OpSemantics] = classify_all(fn.ops)
         self.arg_of_value: dict[ValueId, int] = {a.value: a.index for a in fn.args}
 
@@ -132,6 +163,10 @@ class Liveness:
         read_bit = self.read_bit.get
         # reach[position[v]]: the ancestors of v's defining op with that op's own read bit
         # (position 0, reach 0: arguments).
+        fused: dict[ValueId, frozenset[int]] = {}
+        """Donors a fusing consumer of the value reads, through duplicated cheap producers."""
+        duplication = self.fusion_duplication
+        duplicated = duplicated_values(self.fn) if duplication else frozenset()
         position: dict[ValueId, int] = dict.fromkeys(self.arg_of_value, 0)
         pos_of = position.__getitem__
         reach: list[int] = [0]
@@ -166,6 +201,17 @@ class Liveness:
             for v in region_uses:
                 for d in get_roots(v, none):
                     record(d, op, REGION_USE)
+            if duplication:
+                if fused and op.name in FUSING_CONSUMERS:
+                    for v in operands:
+                        for d in fused.get(v, none):
+                            record(d, op, FUSED_USE)
+                if len(results) == 1 and results[0] in duplicated:
+                    through: frozenset[int] = none
+                    for v in operands:
+                        through = through | get_roots(v, none) | fused.get(v, none)
+                    if through:
+                        fused[results[0]] = through
             bit = read_bit(index)
             append_reach(acc if bit is None else acc | 1 << bit)
             if not forwards:
