@@ -16,6 +16,7 @@ what the executable does; a disagreement is a rule to fix.
     python benchmarks/real_models.py            # every variant, a few minutes on CPU
     python benchmarks/real_models.py --quick    # three variants
     python benchmarks/real_models.py --only nnx_mlp,ema_train --verbose
+    python benchmarks/real_models.py --catalogue   # also benchmarks/catalogue.py's programs
 
 Writes ``benchmarks/results/real_models.md`` (not with ``--only`` / ``--quick``).
 """
@@ -158,7 +159,7 @@ def _lm_loss(logits: Any, tokens: jax.Array) -> jax.Array:
 
 # ------------------------------------------------------------------------------- variants
 
-@dataclass
+@dataclass(eq=False)
 class Variant:
     """A step as its library's users write it: ``make(nested)`` returns the jitted step (the
     library's own jit; nested: its body calls the step as an inner jit) and its arguments."""
@@ -475,6 +476,20 @@ VARIANTS: list[Variant] = [
 assert len(VARIANTS) == 18
 
 
+def catalogue_variants(n: int = 32) -> list[Variant]:
+    """The single-device programs of :mod:`benchmarks.catalogue` as variants (``n``: the size
+    of their square operands)."""
+    from benchmarks.catalogue import SINGLE, Program
+
+    def make(program: Program) -> Callable[[bool], tuple[Any, tuple[Any, ...]]]:
+        return lambda nested: (_jax_jit(program.fun, nested,
+                                        donate_argnums=program.donate_argnums),
+                               tuple(program.args(n)))
+
+    return [Variant(f"catalogue/{p.name}", "jax", False, make(p), p.description)
+            for p in SINGLE]
+
+
 # ---------------------------------------------------------------------------- measurement
 
 def _lower(step: Any, args: tuple[Any, ...]) -> Any:
@@ -638,7 +653,7 @@ def markdown(rows: list[Row], elapsed: float) -> str:
     if not any_bad:
         lines.append("None.")
     lines += ["", "## Variants", ""]
-    for v in VARIANTS:
+    for v in dict.fromkeys(r.variant for r in rows):
         lines.append(f"- `{v.name}` ({v.library}{', training' if v.training else ''})"
                      + (f": {v.note}" if v.note else ""))
     return "\n".join(lines) + "\n"
@@ -654,13 +669,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="comma-separated variant names")
     parser.add_argument("--flat-only", action="store_true", help="skip the nested forms")
     parser.add_argument("--verbose", action="store_true", help="print each disagreement")
-    parser.add_argument("--out", default=str(Path(__file__).parent / "results" /
-                                             "real_models.md"))
+    parser.add_argument("--catalogue", action="store_true",
+                        help="also the single-device programs of benchmarks/catalogue.py")
+    parser.add_argument("--out", default=None,
+                        help="markdown file to write (default: results/real_models.md for "
+                             "the full run, none for a partial one)")
     ns = parser.parse_args(argv)
-    chosen = VARIANTS
+    chosen = VARIANTS + (catalogue_variants() if ns.catalogue else [])
     if ns.only:
         wanted = set(ns.only.split(","))
-        chosen = [v for v in VARIANTS if v.name in wanted]
+        chosen = [v for v in VARIANTS + catalogue_variants() if v.name in wanted]
     elif ns.quick:
         chosen = [v for v in VARIANTS if v.name in ("linen_mlp", "grad_accum", "kv_decode")]
     t0 = time.perf_counter()
@@ -677,9 +695,12 @@ def main(argv: list[str] | None = None) -> int:
     if ns.verbose:
         print(text.split("## Disagreements")[1].split("## Variants")[0])
     print(f"disagreements: {total_disagreements(rows)}")
-    if not ns.only and not ns.quick and not ns.flat_only:
-        Path(ns.out).write_text(text)
-        print(f"wrote {ns.out}")
+    out = ns.out
+    if out is None and not ns.only and not ns.quick and not ns.flat_only:
+        out = str(Path(__file__).parent / "results" / "real_models.md")
+    if out is not None:
+        Path(out).write_text(text)
+        print(f"wrote {out}")
     return 0
 
 

@@ -161,3 +161,22 @@ def test_real_model_variants_have_no_disagreement(name: str, nested: bool) -> No
     assert row.calls == (1 if nested else row.calls)
     bad = {key: cell.disagreements for key, cell in row.cells.items() if cell.disagreements}
     assert bad == {}
+
+
+def _catalogue_names() -> list[str]:
+    from benchmarks.catalogue import SINGLE
+
+    return [p.name for p in SINGLE]
+
+
+@pytest.mark.parametrize("name", _catalogue_names())
+def test_catalogue_programs_have_no_disagreement(name: str) -> None:
+    """Every single-device program of ``benchmarks/catalogue.py`` (small operands), flat."""
+    from benchmarks.real_models import catalogue_variants, run_variant
+
+    variant = next(v for v in catalogue_variants(16) if v.name == f"catalogue/{name}")
+    row = run_variant(variant, False)
+    bad = {key: {d: (cell.predicted[d].value, cell.measured[d].value)
+                 for d in cell.disagreements}
+           for key, cell in row.cells.items() if cell.disagreements}
+    assert bad == {}

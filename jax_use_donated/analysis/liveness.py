@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from jax_use_donated.analysis.model import FunctionModel, Op, ValueId
+from jax_use_donated.analysis.model import FunctionModel, Op, TensorInfo, ValueId
 from jax_use_donated.analysis.semantics import (
     FUSING_CONSUMERS,
     PURE_OPS,
@@ -101,18 +101,78 @@ def dead_ops(fn: FunctionModel) -> frozenset[int]:
     return frozenset(dead)
 
 
+def _elements(t: TensorInfo | None) -> int | None:
+    if t is None or any(d is None for d in t.shape):
+        return None
+    n = 1
+    for d in t.shape:
+        assert d is not None
+        n *= d
+    return n
+
+
 def duplicated_values(fn: FunctionModel) -> frozenset[ValueId]:
     """Results of cheap producers (:func:`.semantics.duplicable`) that XLA's fusion recomputes
-    inside each consumer: every user fuses (:data:`.semantics.FUSING_CONSUMERS`, no use inside
-    a region) and the value is not returned. Measured: ``m2 = 0.9 * m + 0.1 * g`` returned and
-    used by the parameter update stays one fusion; the logits' ``dot + broadcast(b)``, used by
-    the reduce-max, the exp and the loss only, is recomputed in each."""
+    inside each fusing consumer, as ``InstructionFusion::ComputeGloballyUnfusible`` allows:
+    the producer is effectively unary (at most one operand of full rank that is not a
+    broadcast, an iota or a constant), or its operands hold no more elements than its result,
+    or every user fuses it (:data:`.semantics.FUSING_CONSUMERS`, no use inside a region) and it
+    is not returned.
+
+    Measured: ``a * 2`` returned and used by ``a * 2 + a`` is recomputed there; the logits'
+    ``dot + broadcast(b)`` is recomputed in the reduce-max, the exp and the loss fusions;
+    ``m2 = 0.9 * m + 0.1 * g`` returned and used by the update stays one fusion."""
+    defining: dict[ValueId, Op] = {}
+    for op in fn.ops:
+        for v in op.results:
+            defining[v] = op
     kept: set[ValueId] = {r.value for r in fn.results}
     for op in fn.ops:
         kept.update(op.region_uses)
         if op.name not in FUSING_CONSUMERS:
             kept.update(op.operands)
-    return frozenset(v for op in fn.ops if duplicable(op) for v in op.results if v not in kept)
+    out: set[ValueId] = set()
+    for op in fn.ops:
+        if not duplicable(op):
+            continue
+        v = op.results[0]
+        if v not in kept or _globally_fusible(op, defining):
+            out.add(v)
+    return frozenset(out)
+
+
+def absorbed_values(fn: FunctionModel, duplicated: frozenset[ValueId]) -> frozenset[ValueId]:
+    """The duplicated values with no instance of their own: every user fuses them and they
+    are not returned, so their producer's reads happen only inside the consumers."""
+    kept: set[ValueId] = {r.value for r in fn.results}
+    for op in fn.ops:
+        kept.update(op.region_uses)
+        if op.name not in FUSING_CONSUMERS:
+            kept.update(op.operands)
+    return frozenset(v for v in duplicated if v not in kept)
+
+
+def _globally_fusible(op: Op, defining: dict[ValueId, Op]) -> bool:
+    """``EffectivelyAtMostUnary`` or operands no larger than the result (element counts)."""
+    result = op.result_types[0] if op.result_types else None
+    rank = len(result.shape) if result is not None else 0
+    full = 0
+    for v, t in zip(op.operands, op.operand_types, strict=False):
+        producer = defining.get(v)
+        if producer is not None and producer.name in _NOT_COUNTED:
+            continue
+        if t is not None and len(t.shape) >= rank:
+            full += 1
+    if full <= 1:
+        return True
+    out_elems = _elements(result)
+    sizes = [_elements(t) for t in dict(zip(op.operands, op.operand_types, strict=False)).values()]
+    return out_elems is not None and None not in sizes \
+        and sum(s for s in sizes if s is not None) <= out_elems
+
+
+_NOT_COUNTED = frozenset({"stablehlo.broadcast_in_dim", "stablehlo.broadcast", "stablehlo.iota",
+                          "stablehlo.constant"})
 
 
 class Liveness:
@@ -141,6 +201,11 @@ class Liveness:
         self.ancestors: list[int] = []
         """``ancestors[i]``: bits of the reading ops that op ``i`` depends on (transitively)."""
         self.dead: frozenset[int] = dead_ops(fn)
+        self.duplicated: frozenset[ValueId] = (duplicated_values(fn) if fusion_duplication
+                                               else frozenset())
+        """Values XLA's fusion recomputes in their fusing consumers (:func:`duplicated_values`)."""
+        self.absorbed: frozenset[ValueId] = (absorbed_values(fn, self.duplicated)
+                                             if fusion_duplication else frozenset())
         self._walk()
         for res in fn.results:
             for d in self.roots_of(res.value):
@@ -166,11 +231,15 @@ class Liveness:
         fused: dict[ValueId, frozenset[int]] = {}
         """Donors a fusing consumer of the value reads, through duplicated cheap producers."""
         duplication = self.fusion_duplication
-        duplicated = duplicated_values(self.fn) if duplication else frozenset()
+        duplicated = self.duplicated
+        absorbed = self.absorbed
         position: dict[ValueId, int] = dict.fromkeys(self.arg_of_value, 0)
         pos_of = position.__getitem__
         reach: list[int] = [0]
         append_reach = reach.append
+        recomputed: dict[ValueId, int] = {}
+        """For a duplicated value: its producer's ancestors without the producer's own read
+        (a fusing consumer recomputes it, so it does not wait for that instance's read)."""
         none: frozenset[int] = frozenset()
         for op, sem in zip(self.fn.ops, self.semantics, strict=True):
             index = op.index
@@ -178,8 +247,13 @@ class Liveness:
             region_uses = op.region_uses
             results = op.results
             acc = 0
-            for v in operands:
-                acc |= reach[pos_of(v)]
+            if recomputed and op.name in FUSING_CONSUMERS:
+                for v in operands:
+                    r = recomputed.get(v)
+                    acc |= reach[pos_of(v)] if r is None else r
+            else:
+                for v in operands:
+                    acc |= reach[pos_of(v)]
             for v in region_uses:
                 acc |= reach[pos_of(v)]
             append_ancestors(acc)
@@ -193,6 +267,8 @@ class Liveness:
             # Operands a pure forwarding op only forwards are not read.
             skip = ({i for ops in forwards.values() for i in ops}
                     if forwards and op.call_forwards is None else ())
+            if absorbed and len(results) == 1 and results[0] in absorbed:
+                skip = range(len(operands))  # read only inside its consumers (FUSED_USE)
             for pos, v in enumerate(operands):
                 ds = get_roots(v)
                 if ds and pos not in skip:
@@ -207,6 +283,7 @@ class Liveness:
                         for d in fused.get(v, none):
                             record(d, op, FUSED_USE)
                 if len(results) == 1 and results[0] in duplicated:
+                    recomputed[results[0]] = acc
                     through: frozenset[int] = none
                     for v in operands:
                         through = through | get_roots(v, none) | fused.get(v, none)

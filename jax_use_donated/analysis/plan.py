@@ -41,7 +41,7 @@ from jax_use_donated.analysis.liveness import (
 )
 from jax_use_donated.analysis.model import Arg, DonationKind, FunctionModel, Op, Result
 from jax_use_donated.analysis.orderings import Ordering, ordering_model
-from jax_use_donated.analysis.semantics import is_elementwise
+from jax_use_donated.analysis.semantics import FUSING_CONSUMERS, is_elementwise
 
 
 class Reason(Enum):
@@ -66,6 +66,10 @@ class Blocker:
     fused: bool = False
     """Safe by data dependence, but a fusing backend would read the donor inside the kernel
     that writes it (see :mod:`.fusion`)."""
+    in_place_of: int | None = None
+    """The writer overwrites this other donor's buffer in place (``dynamic_update_slice``,
+    ``scatter``, a loop carry): XLA copies that argument into the donor first (an undonated
+    argument it copies anyway, and that copy may land in the donor)."""
     constant: bool = False
     """The result is a constant, which XLA materialises by a copy into the output buffer
     (``AddSpecialCaseCopies``) whatever the ordering."""
@@ -196,6 +200,10 @@ class PairChecker:
         self.bit_op: list[int] = sorted(liveness.read_bit, key=liveness.read_bit.__getitem__)
         """Reading op of each ancestor bit (bits are handed out in op order)."""
         self.fragile = fusion_fragile_bits(fn, liveness) if self.kind == "dataflow" else 0
+        self.special: frozenset[int] = frozenset(
+            i for i, (op, sem) in enumerate(zip(fn.ops, liveness.semantics, strict=True))
+            if self.model.xla and (sem.overwrites or op.name == "stablehlo.constant"))
+        """Writers the bitset fast path must not decide (constants, in-place writers)."""
         self.anc: list[int] = (liveness.ancestors if not self.fragile
                                else [a & ~self.fragile for a in liveness.ancestors])
         """Ancestor bits of each op that XLA keeps ordered (see :func:`fusion_fragile_bits`)."""
@@ -206,7 +214,8 @@ class PairChecker:
         reads = self.live.reads[d]
         writer = self.live.writers[k]
         if (self.kind == "dataflow" and not self.fusion and not reads.returned_in
-                and not self.banned and type(writer) is ProducedBy):
+                and not self.banned and type(writer) is ProducedBy
+                and writer.op not in self.special):
             p = writer.op
             pbit = self.live.read_bit.get(p)
             if pbit is None or not reads.bits >> pbit & 1:
@@ -240,6 +249,9 @@ class PairChecker:
             p = writer.op
             if self.model.xla and ops[p].name == "stablehlo.constant" and reads.positions:
                 return Blocker(k, None, ops[p], constant=True)
+            other = self._overwritten_argument(p, writer.result)
+            if self.model.xla and other is not None and other != d and other in self.live.reads:
+                return Blocker(k, None, ops[p], in_place_of=other)
             if self.kind == "dataflow":
                 return self._produced_blocker_bits(d, k, p, writer.result)
             if self.kind == "region":
@@ -279,6 +291,20 @@ class PairChecker:
         assert first is not None
         return Blocker(k, ops[first], ops[p])
 
+    def _overwritten_argument(self, p: int, result: int) -> int | None:
+        """The argument whose buffer op ``p`` always writes ``result`` into (its in-place
+        operands all being that argument unchanged), else ``None``."""
+        sem = self.live.semantics[p]
+        if not sem.overwrites:
+            return None
+        op = self.fn.ops[p]
+        sources = {self.live.source(op.operands[i])
+                   for i in sem.in_place.get(result, ()) if i < len(op.operands)}
+        if len(sources) != 1:
+            return None
+        kind, index, _ = next(iter(sources))
+        return index if kind == "arg" else None
+
     def _produced_blocker_region(self, d: int, k: int, p: int, result: int) -> Blocker | None:
         """The ``ProducedBy`` case under a region ordering: a read that depends on the writer
         (the writer is its ancestor) blocks; any other read is ordered before the write."""
@@ -305,17 +331,22 @@ class PairChecker:
         writers = {w.op for w in self.live.writers if isinstance(w, ProducedBy)}
         self._wbit = {op: i for i, op in enumerate(sorted(writers))}
         reach: dict[int, int] = {}
+        recomputed: dict[int, int] = {}  # duplicated value -> its producer's ancestors
+        duplicated = self.live.duplicated
         anc: list[int] = []
         for op in self.fn.ops:
             acc = 0
+            fusing = op.name in FUSING_CONSUMERS
             for v in op.operands:
-                acc |= reach.get(v, 0)
+                acc |= recomputed[v] if fusing and v in recomputed else reach.get(v, 0)
             for v in op.region_uses:
                 acc |= reach.get(v, 0)
             anc.append(acc)
             own = acc | (1 << self._wbit[op.index] if op.index in self._wbit else 0)
             for v in op.results:
                 reach[v] = own
+                if v in duplicated:
+                    recomputed[v] = acc
         self._wanc = anc
 
     def data_precedes(self, x: int, y: int) -> bool:
@@ -413,7 +444,7 @@ class LazyEdges(Mapping[int, list[int]]):
             facts: list[tuple[int, int | None, int | None]] = []
             for k in self.candidates:
                 w = live.writers[k]
-                if type(w) is ProducedBy:
+                if type(w) is ProducedBy and w.op not in self.checker.special:
                     facts.append((k, self.checker.anc[w.op], live.read_bit.get(w.op)))
                 else:
                     facts.append((k, None, None))
@@ -706,6 +737,11 @@ def _placement_text(t: Arg | Result) -> str:
 
 
 def _blocker_text(b: Blocker) -> str:
+    if b.in_place_of is not None:
+        writer = b.writer.describe() if b.writer is not None else "its producer"
+        return (f"result {b.result} is produced by {writer}, which writes it in place into "
+                f"argument %arg{b.in_place_of}'s buffer, so XLA would copy that argument into "
+                "this one")
     if b.constant:
         return (f"result {b.result} is a constant, which XLA copies into the output buffer, "
                 "so it cannot be computed in place")
