@@ -53,8 +53,15 @@ from jax_use_donated.dropin import jax_internals, records
 from jax_use_donated.dropin.options import PlannerOptions
 from jax_use_donated.xla_truth import Outcome, read_truth
 
-REGION = {"xla_cpu_copy_insertion_use_region_analysis": True}
-COMPILES: dict[str, dict[str, Any]] = {"default": {}, "region": REGION}
+
+def _region_option() -> dict[str, Any]:
+    """The backend's region-analysis copy-insertion option (``benchmarks/gpu_real_models.sh``
+    runs this on a GPU)."""
+    gpu = jax.default_backend() in ("gpu", "cuda", "rocm")
+    return {f"xla_{'gpu' if gpu else 'cpu'}_copy_insertion_use_region_analysis": True}
+
+
+COMPILES: dict[str, dict[str, Any]] = {"default": {}, "region": _region_option()}
 
 B, D, H, C = 16, 32, 64, 10          # batch, input, hidden, classes
 V, E, T, L = 64, 32, 16, 2           # vocab, embedding, sequence, layers
@@ -620,7 +627,7 @@ def markdown(rows: list[Row], elapsed: float) -> str:
         f"{jax.__version__}, {jax.default_backend()}, {elapsed:.0f} s). Per variant and form "
         "(flat, or the step as an inner jit: `calls` is the number of `func.call` in "
         "`@main`), per pairing (JAX's greedy one, ours) and compile (XLA:CPU default copy "
-        "insertion, `xla_cpu_copy_insertion_use_region_analysis=True`): measured "
+        f"insertion, `{next(iter(COMPILES['region']))}=True`): measured "
         "copy-free / copied donors / XLA copies beyond the no-aliasing compile, and **n✗** "
         "the donors whose predicted outcome (rules, ordering of that compile) differs from "
         "the executable's (`jax_use_donated.xla_truth`).",
