@@ -278,7 +278,8 @@ class Liveness:
                 for d in get_roots(v, none):
                     record(d, op, REGION_USE)
             if duplication:
-                if fused and op.name in FUSING_CONSUMERS:
+                own_instance = not (len(results) == 1 and results[0] in absorbed)
+                if fused and own_instance and op.name in FUSING_CONSUMERS:
                     for v in operands:
                         for d in fused.get(v, none):
                             record(d, op, FUSED_USE)
