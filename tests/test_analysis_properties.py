@@ -70,7 +70,11 @@ def _bytes(fn: FunctionModel, pairs: dict[int, int]) -> int:
 
 
 def _best_by_brute_force(fn: FunctionModel, ordering: Ordering) -> int:
-    checker = PairChecker(fn, Liveness(fn), ordering)
+    from jax_use_donated.analysis.orderings import ordering_model
+
+    # The plan's own view of the program (XLA models: fusion duplication of cheap producers).
+    checker = PairChecker(fn, Liveness(fn, fusion_duplication=ordering_model(ordering).xla),
+                          ordering)
     donors = [a.index for a in fn.donors]
     options: list[list[int | None]] = []
     for d in donors:

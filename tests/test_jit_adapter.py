@@ -91,7 +91,7 @@ def test_nested_jit_call_is_summarised() -> None:
         return inner(a), b + 1.0
 
     _, main = lowered_main(outer, jnp.ones((4, 4)), jnp.ones((4, 4)), donate_argnums=(0, 1))
-    fn = function_model(main)
+    fn = function_model(main, inline=False)  # inlined by default (test_inline.py)
     call = next(op for op in fn.ops if op.name == "func.call")
     assert call.call_forwards == {0: (0,)}
     assert call.target is not None
@@ -105,7 +105,7 @@ def test_call_passing_one_value_twice_is_summarised_per_call_site() -> None:
         return where(a > 0, a, a), where(b > 0, b, a)
 
     _, main = lowered_main(f, jnp.ones(4), jnp.ones(4), donate_argnums=(0, 1))
-    calls = [op for op in function_model(main).ops if op.name == "func.call"]
+    calls = [op for op in function_model(main, inline=False).ops if op.name == "func.call"]
     assert [c.call_forwards for c in calls] == [{0: (1,)}, {}]
 
 
@@ -289,7 +289,8 @@ def test_calls_of_side_effect_free_callees_are_marked_pure() -> None:
     module = _parse(CALLS)
     main = module_function(module)
     assert main is not None
-    where, log = [op for op in function_model(main).ops if op.name == "func.call"]
+    where, log = [op for op in function_model(main, inline=False).ops
+                  if op.name == "func.call"]
     assert where.pure_call and not log.pure_call
 
 

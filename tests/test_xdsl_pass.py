@@ -370,7 +370,8 @@ def test_bare_boolean_options_mean_true(spec: str, expected: ModulePass) -> None
 @pytest.mark.parametrize(("spec", "message"), [
     ("jax-plan-donation{nope=1}",
      "jax-plan-donation: unknown option 'nope'; options: mode, keep-unpaired-donors, "
-     "keep-existing-aliases, strict, remove-matched-outputs, xla-fallback, fusion-safe"),
+     "keep-existing-aliases, strict, remove-matched-outputs, xla-fallback, fusion-safe, "
+     "ordering"),
     ("jax-plan-donation{keep_unpaired_donors=1}",
      "jax-plan-donation: option 'keep-unpaired-donors' takes true or false (a bare "
      "'keep-unpaired-donors' means true), got 1"),
@@ -380,7 +381,11 @@ def test_bare_boolean_options_mean_true(spec: str, expected: ModulePass) -> None
     ("jax-plan-donation{mode}",
      "jax-plan-donation: option 'mode' needs a value, one of alias, materialize"),
     ("jax-verify-donation{ordering=block}",
-     "jax-verify-donation: unknown ordering 'block'; expected one of dataflow, program"),
+     "jax-verify-donation: unknown ordering 'block'; expected one of dataflow, program, "
+     "xla-cpu, xla-cpu-region, xla-gpu, xla-gpu-region, tpu"),
+    ("jax-plan-donation{ordering=block}",
+     "jax-plan-donation: unknown ordering 'block'; expected one of auto, xla-cpu, "
+     "xla-cpu-region, xla-gpu, xla-gpu-region, tpu, program, dataflow"),
 ])
 def test_option_errors_speak_kebab_case(spec: str, message: str) -> None:
     with pytest.raises(ValueError) as info:
@@ -397,7 +402,7 @@ def test_help_lists_every_option_with_default_and_meaning() -> None:
             not line.startswith("   ")]
     assert keys == ["mode=alias", "keep-unpaired-donors=false", "keep-existing-aliases=false",
                     "strict=false", "remove-matched-outputs=false", "xla-fallback=false",
-                    "fusion-safe=false"]
+                    "fusion-safe=false", "ordering=auto"]
     for field in dataclasses.fields(JaxPlanDonation):  # every option documented, none copied
         doc = field.metadata["doc"]
         assert doc and " ".join(doc.split()[:3]) in " ".join(text.split())

@@ -41,6 +41,7 @@ from jax_use_donated.analysis.errors import (
     multi_block_error,
     read_donation,
 )
+from jax_use_donated.analysis.inline import has_calls, inline_calls
 from jax_use_donated.analysis.liveness import (
     forwarded_arguments,
     short_loop_forwards,
@@ -235,10 +236,15 @@ def _target(operation: ir.Operation, name: str) -> str | None:
 
 
 class ModuleAdapter:
-    """Builds models of the functions of one module; callee summaries are memoised."""
+    """Builds models of the functions of one module; callee summaries are memoised.
 
-    def __init__(self, module_op: ir.Operation | None) -> None:
+    With ``inline`` (the default) a model's ``func.call``s of defined single-block functions
+    are replaced by the callee bodies, as XLA inlines them before copy insertion
+    (:func:`.analysis.inline.inline_calls`)."""
+
+    def __init__(self, module_op: ir.Operation | None, inline: bool = True) -> None:
         self.module_op = module_op
+        self.inline = inline
         self.types = _TypeTable()
         self._functions: dict[str, ir.Operation] | None = None
         self._forwards: dict[tuple[str, tuple[int, ...]], dict[int, tuple[int, ...]] | None] = {}
@@ -273,7 +279,7 @@ class ModuleAdapter:
         func_op = self.function(callee)
         summary: dict[int, tuple[int, ...]] = {}
         if func_op is not None and len(func_op.regions[0].blocks) == 1:
-            callee_model = self.build(func_op, donated=(), same_arg_as=same_as)
+            callee_model = self.build(func_op, donated=(), same_arg_as=same_as, inline=False)
             summary = forwarded_arguments(callee_model)
             self.pure_callees.setdefault(callee, side_effect_free(callee_model))
         self._in_progress.discard(callee)
@@ -286,8 +292,10 @@ class ModuleAdapter:
         donated: Sequence[int] | None = None,
         fixed_aliases: dict[int, int] | None = None,
         same_arg_as: tuple[int, ...] = (),
+        inline: bool | None = None,
     ) -> FunctionModel:
-        """The model of ``func_op``.
+        """The model of ``func_op`` (its calls inlined when ``inline``, by default the
+        adapter's setting).
 
         ``donated=None`` reads each argument's donation from its ``jax.buffer_donor`` /
         ``tf.aliasing_output`` attributes (validated by :func:`read_donation`); otherwise the
@@ -343,7 +351,18 @@ class ModuleAdapter:
                     placement=placement_of(d), donation=donation, loc=loc, handle=barg)
             )
 
-        return self._block_model(name, block, values, value_types, args, res_dicts, func_op)
+        fn = self._block_model(name, block, values, value_types, args, res_dicts, func_op)
+        if (self.inline if inline is None else inline) and has_calls(fn):
+            fn = inline_calls(fn, self.callee_model)
+        return fn
+
+    def callee_model(self, callee: str) -> FunctionModel | None:
+        """The model of ``@callee`` to inline (no donors, its own calls left as calls), or
+        ``None`` when it is not defined here or has several blocks."""
+        func_op = self.function(callee)
+        if func_op is None or len(func_op.regions[0].blocks) != 1:
+            return None
+        return self.build(func_op, donated=(), inline=False)
 
     def _block_model(
         self,
@@ -590,12 +609,14 @@ def function_model(
     func_op: ir.Operation,
     donated: Sequence[int] | None = None,
     fixed_aliases: dict[int, int] | None = None,
+    inline: bool = True,
 ) -> FunctionModel:
-    """The model of one ``func.func`` of a jaxlib module (see :meth:`ModuleAdapter.build`).
-    Op locations (:class:`OpLocation`) are read when first asked for."""
+    """The model of one ``func.func`` of a jaxlib module (see :meth:`ModuleAdapter.build`),
+    its calls inlined unless ``inline=False``. Op locations (:class:`OpLocation`) are read when
+    first asked for."""
     func_op = func_op.operation
     parent = func_op.parent
-    adapter = ModuleAdapter(parent.operation if parent is not None else None)
+    adapter = ModuleAdapter(parent.operation if parent is not None else None, inline)
     return adapter.build(func_op, donated, fixed_aliases)
 
 

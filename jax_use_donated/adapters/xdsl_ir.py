@@ -47,6 +47,7 @@ from jax_use_donated.analysis.errors import (
     multi_block_error,
     read_donation,
 )
+from jax_use_donated.analysis.inline import has_calls, inline_calls
 from jax_use_donated.analysis.liveness import (
     forwarded_arguments,
     short_loop_forwards,
@@ -371,6 +372,14 @@ class ModuleSymbols:
         self.summaries[key] = summary
         return summary
 
+    def callee_model(self, callee: str) -> FunctionModel | None:
+        """The model of ``@callee`` to inline (no donors, its own calls left as calls), or
+        ``None`` when it is unknown, a declaration or multi-block."""
+        func = self.functions.get(callee)
+        if func is None or func.is_declaration or len(func.body.blocks) != 1:
+            return None
+        return build_function_model(func, self, read_donations=False)
+
 
 def build_function_model(
     func: FuncOp,
@@ -378,8 +387,12 @@ def build_function_model(
     *,
     read_donations: bool = True,
     same_arg_as: tuple[int, ...] = (),
+    inline: bool = False,
 ) -> FunctionModel:
-    """The model of ``func`` (which must have a body).
+    """The model of ``func`` (which must have a body); with ``inline``, its ``func.call``s of
+    defined single-block functions are replaced by the callee bodies, as XLA inlines them
+    before copy insertion (:func:`.analysis.inline.inline_calls`; the inlined ops' handles
+    are the callee's ops, so passes that rewrite through op handles leave it off).
 
     Raises :class:`DonationError` for malformed donation attributes and for a multi-block body
     when the function has donors.
@@ -409,8 +422,11 @@ def build_function_model(
         args.append(Arg(i, ids[ba], tensor_info(ba.type), type_text(ba.type),
                         placement_of(attrs), donation, loc, func))
 
-    return _block_model(name, block, ids, args, symbols, func.res_attrs,
-                        source_loc(func.location), func)
+    fn = _block_model(name, block, ids, args, symbols, func.res_attrs,
+                      source_loc(func.location), func)
+    if inline and has_calls(fn):
+        fn = inline_calls(fn, symbols.callee_model)
+    return fn
 
 
 def _block_model(name: str, block: Block, ids: dict[SSAValue, ValueId], args: list[Arg],

@@ -12,16 +12,24 @@ from jax_use_donated.analysis.model import (
     SourceLoc,
     TensorInfo,
 )
+from jax_use_donated.analysis.orderings import (
+    ORDERINGS,
+    Ordering,
+    OrderingModel,
+    ordering_for,
+    ordering_model,
+)
 from jax_use_donated.analysis.plan import (
     DonationPlan,
     DonorVerdict,
-    Ordering,
     Reason,
     jax_greedy_pairing,
     plan_donation,
+    predict_pairing,
 )
 
 __all__ = [
+    "ORDERINGS",
     "Arg",
     "Donation",
     "DonationError",
@@ -31,13 +39,17 @@ __all__ = [
     "FunctionModel",
     "Op",
     "Ordering",
+    "OrderingModel",
     "Placement",
     "Reason",
     "Result",
     "SourceLoc",
     "TensorInfo",
     "jax_greedy_pairing",
+    "ordering_for",
+    "ordering_model",
     "plan_donation",
+    "predict_pairing",
     "read_donation",
     "validate_function",
 ]

@@ -21,11 +21,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from jax_use_donated.analysis.model import FunctionModel, Op, ValueId
-from jax_use_donated.analysis.semantics import PURE_OPS, OpSemantics, classify_all
+from jax_use_donated.analysis.model import FunctionModel, Op, TensorInfo, ValueId
+from jax_use_donated.analysis.semantics import (
+    FUSING_CONSUMERS,
+    PURE_OPS,
+    OpSemantics,
+    classify_all,
+    duplicable,
+)
 
 REGION_USE = -1
 """The operand position recorded for a read inside an op's nested regions."""
+FUSED_USE = -2
+"""The operand position recorded for a read through a cheap producer that XLA's fusion
+duplicates into the reading op (:data:`.semantics.DUPLICABLE_OPS`)."""
 
 
 @dataclass(frozen=True)
@@ -92,11 +101,93 @@ def dead_ops(fn: FunctionModel) -> frozenset[int]:
     return frozenset(dead)
 
 
-class Liveness:
-    """All dataflow facts of one function, computed once in a single walk."""
+def _elements(t: TensorInfo | None) -> int | None:
+    if t is None or any(d is None for d in t.shape):
+        return None
+    n = 1
+    for d in t.shape:
+        assert d is not None
+        n *= d
+    return n
 
-    def __init__(self, fn: FunctionModel) -> None:
+
+def duplicated_values(fn: FunctionModel) -> frozenset[ValueId]:
+    """Results of cheap producers (:func:`.semantics.duplicable`) that XLA's fusion recomputes
+    inside each fusing consumer, as ``InstructionFusion::ComputeGloballyUnfusible`` allows:
+    the producer is effectively unary (at most one operand of full rank that is not a
+    broadcast, an iota or a constant), or its operands hold no more elements than its result,
+    or every user fuses it (:data:`.semantics.FUSING_CONSUMERS`, no use inside a region) and it
+    is not returned.
+
+    Measured: ``a * 2`` returned and used by ``a * 2 + a`` is recomputed there; the logits'
+    ``dot + broadcast(b)`` is recomputed in the reduce-max, the exp and the loss fusions;
+    ``m2 = 0.9 * m + 0.1 * g`` returned and used by the update stays one fusion."""
+    defining: dict[ValueId, Op] = {}
+    for op in fn.ops:
+        for v in op.results:
+            defining[v] = op
+    kept: set[ValueId] = {r.value for r in fn.results}
+    for op in fn.ops:
+        kept.update(op.region_uses)
+        if op.name not in FUSING_CONSUMERS:
+            kept.update(op.operands)
+    out: set[ValueId] = set()
+    for op in fn.ops:
+        if not duplicable(op):
+            continue
+        v = op.results[0]
+        if v not in kept or _globally_fusible(op, defining):
+            out.add(v)
+    return frozenset(out)
+
+
+def absorbed_values(fn: FunctionModel, duplicated: frozenset[ValueId]) -> frozenset[ValueId]:
+    """The duplicated values with no instance of their own: every user fuses them and they
+    are not returned, so their producer's reads happen only inside the consumers."""
+    kept: set[ValueId] = {r.value for r in fn.results}
+    for op in fn.ops:
+        kept.update(op.region_uses)
+        if op.name not in FUSING_CONSUMERS:
+            kept.update(op.operands)
+    return frozenset(v for v in duplicated if v not in kept)
+
+
+def _globally_fusible(op: Op, defining: dict[ValueId, Op]) -> bool:
+    """``EffectivelyAtMostUnary`` or operands no larger than the result (element counts)."""
+    result = op.result_types[0] if op.result_types else None
+    rank = len(result.shape) if result is not None else 0
+    full = 0
+    for v, t in zip(op.operands, op.operand_types, strict=False):
+        producer = defining.get(v)
+        if producer is not None and producer.name in _NOT_COUNTED:
+            continue
+        if t is not None and len(t.shape) >= rank:
+            full += 1
+    if full <= 1:
+        return True
+    out_elems = _elements(result)
+    sizes = [_elements(t) for t in dict(zip(op.operands, op.operand_types, strict=False)).values()]
+    return out_elems is not None and None not in sizes \
+        and sum(s for s in sizes if s is not None) <= out_elems
+
+
+_NOT_COUNTED = frozenset({"stablehlo.broadcast_in_dim", "stablehlo.broadcast", "stablehlo.iota",
+                          "stablehlo.constant"})
+
+
+class Liveness:
+    """All dataflow facts of one function, computed once in a single walk.
+
+    With ``fusion_duplication`` (XLA backends) a donor read by a cheap op that XLA's fusion
+    duplicates into its consumers (an elementwise op that is not expensive, a broadcast) is
+    read by those consumers too (at :data:`FUSED_USE`): measured, the logits' bias add
+    ``dot + broadcast(b)`` is recomputed inside the reduce-max, the exp and the loss fusions,
+    and the loss fusion, which no update depends on, reads ``b`` after its update is due.
+    """
+
+    def __init__(self, fn: FunctionModel, fusion_duplication: bool = False) -> None:
         self.fn = fn
+        self.fusion_duplication = fusion_duplication
         self.semantics: list[OpSemantics] = classify_all(fn.ops)
         self.arg_of_value: dict[ValueId, int] = {a.value: a.index for a in fn.args}
 
@@ -110,6 +201,11 @@ class Liveness:
         self.ancestors: list[int] = []
         """``ancestors[i]``: bits of the reading ops that op ``i`` depends on (transitively)."""
         self.dead: frozenset[int] = dead_ops(fn)
+        self.duplicated: frozenset[ValueId] = (duplicated_values(fn) if fusion_duplication
+                                               else frozenset())
+        """Values XLA's fusion recomputes in their fusing consumers (:func:`duplicated_values`)."""
+        self.absorbed: frozenset[ValueId] = (absorbed_values(fn, self.duplicated)
+                                             if fusion_duplication else frozenset())
         self._walk()
         for res in fn.results:
             for d in self.roots_of(res.value):
@@ -132,10 +228,18 @@ class Liveness:
         read_bit = self.read_bit.get
         # reach[position[v]]: the ancestors of v's defining op with that op's own read bit
         # (position 0, reach 0: arguments).
+        fused: dict[ValueId, frozenset[int]] = {}
+        """Donors a fusing consumer of the value reads, through duplicated cheap producers."""
+        duplication = self.fusion_duplication
+        duplicated = self.duplicated
+        absorbed = self.absorbed
         position: dict[ValueId, int] = dict.fromkeys(self.arg_of_value, 0)
         pos_of = position.__getitem__
         reach: list[int] = [0]
         append_reach = reach.append
+        recomputed: dict[ValueId, int] = {}
+        """For a duplicated value: its producer's ancestors without the producer's own read
+        (a fusing consumer recomputes it, so it does not wait for that instance's read)."""
         none: frozenset[int] = frozenset()
         for op, sem in zip(self.fn.ops, self.semantics, strict=True):
             index = op.index
@@ -143,8 +247,13 @@ class Liveness:
             region_uses = op.region_uses
             results = op.results
             acc = 0
-            for v in operands:
-                acc |= reach[pos_of(v)]
+            if recomputed and op.name in FUSING_CONSUMERS:
+                for v in operands:
+                    r = recomputed.get(v)
+                    acc |= reach[pos_of(v)] if r is None else r
+            else:
+                for v in operands:
+                    acc |= reach[pos_of(v)]
             for v in region_uses:
                 acc |= reach[pos_of(v)]
             append_ancestors(acc)
@@ -158,6 +267,8 @@ class Liveness:
             # Operands a pure forwarding op only forwards are not read.
             skip = ({i for ops in forwards.values() for i in ops}
                     if forwards and op.call_forwards is None else ())
+            if absorbed and len(results) == 1 and results[0] in absorbed:
+                skip = range(len(operands))  # read only inside its consumers (FUSED_USE)
             for pos, v in enumerate(operands):
                 ds = get_roots(v)
                 if ds and pos not in skip:
@@ -166,6 +277,19 @@ class Liveness:
             for v in region_uses:
                 for d in get_roots(v, none):
                     record(d, op, REGION_USE)
+            if duplication:
+                own_instance = not (len(results) == 1 and results[0] in absorbed)
+                if fused and own_instance and op.name in FUSING_CONSUMERS:
+                    for v in operands:
+                        for d in fused.get(v, none):
+                            record(d, op, FUSED_USE)
+                if len(results) == 1 and results[0] in duplicated:
+                    recomputed[results[0]] = acc
+                    through: frozenset[int] = none
+                    for v in operands:
+                        through = through | get_roots(v, none) | fused.get(v, none)
+                    if through:
+                        fused[results[0]] = through
             bit = read_bit(index)
             append_reach(acc if bit is None else acc | 1 << bit)
             if not forwards:

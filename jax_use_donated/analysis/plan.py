@@ -1,12 +1,16 @@
 """The donation plan: which donor hosts which result, and why every other donor cannot.
 
 A pair ``d -> k`` (donor argument ``d`` hosts result ``k``) is *safe* (copy-free) when the
-types and placements are identical and the write into ``d`` happens after every read of ``d``:
+types and placements are identical and the write into ``d`` happens after every read of ``d``,
+as the ordering model says (:mod:`.orderings`):
 
-* ``ordering="dataflow"`` (XLA schedules by data dependence): every read of ``d`` other than
-  the writer is a data-dependence ancestor of the writer;
-* ``ordering="program"`` (block order is execution order, as after bufferization): every read
-  of ``d`` comes before the writer in the block.
+* ``dataflow`` models (``xla-cpu``, its old name ``dataflow``, ``xla-gpu``): every read of
+  ``d`` other than the writer is a data-dependence ancestor of the writer;
+* ``region`` models (``xla-cpu-region``, ``xla-gpu-region``, ``tpu``): no read of ``d`` depends
+  on the writer (independent reads are ordered before it), and the orders all pairs need
+  together form no cycle (:func:`consistent_pairs`);
+* ``program`` (block order is execution order, as after bufferization): every read of ``d``
+  comes before the writer in the block.
 
 The writer of ``k`` is its producing op (which may itself read ``d`` only where it can write in
 place), a copy (for a value returned a second time, or an argument returned unchanged), or
@@ -24,11 +28,11 @@ from collections import deque
 from collections.abc import Callable, Container, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Literal
 
 from jax_use_donated.analysis.errors import DonationError, arg_label, validate_function
 from jax_use_donated.analysis.fusion import fusion_safe as fusion_safe_pair
 from jax_use_donated.analysis.liveness import (
+    FUSED_USE,
     REGION_USE,
     CopyAfter,
     Liveness,
@@ -36,9 +40,8 @@ from jax_use_donated.analysis.liveness import (
     ViewOfArg,
 )
 from jax_use_donated.analysis.model import Arg, DonationKind, FunctionModel, Op, Result
-from jax_use_donated.analysis.semantics import is_elementwise
-
-Ordering = Literal["dataflow", "program"]
+from jax_use_donated.analysis.orderings import Ordering, ordering_model
+from jax_use_donated.analysis.semantics import FUSING_CONSUMERS, is_elementwise
 
 
 class Reason(Enum):
@@ -63,6 +66,16 @@ class Blocker:
     fused: bool = False
     """Safe by data dependence, but a fusing backend would read the donor inside the kernel
     that writes it (see :mod:`.fusion`)."""
+    in_place_of: int | None = None
+    """The writer overwrites this other donor's buffer in place (``dynamic_update_slice``,
+    ``scatter``, a loop carry): XLA copies that argument into the donor first (an undonated
+    argument it copies anyway, and that copy may land in the donor)."""
+    constant: bool = False
+    """The result is a constant, which XLA materialises by a copy into the output buffer
+    (``AddSpecialCaseCopies``) whatever the ordering."""
+    cycle: bool = False
+    """Safe alone under a region ordering, but the read-before-write orders of the other
+    pairs would form a cycle with this one's (:func:`consistent_pairs`)."""
 
 
 @dataclass
@@ -145,9 +158,11 @@ def fusion_fragile_bits(fn: FunctionModel, live: Liveness) -> int:
     out + a`` with ``a`` aliased to the second result compiles to a copy of ``a``.
     """
     returned = {r.value for r in fn.results}
+    direct = {u for reads in live.reads.values() for u, pos in reads.positions.items()
+              if pos - {FUSED_USE}}
     candidates = [
         u for u in live.read_bit
-        if is_elementwise(fn.ops[u]) and fn.ops[u].name not in CHEAP_TO_DUPLICATE_EXCLUDED
+        if u in direct and is_elementwise(fn.ops[u]) and fn.ops[u].name not in CHEAP_TO_DUPLICATE_EXCLUDED
         and returned.intersection(fn.ops[u].results)
     ]
     if not candidates:
@@ -174,11 +189,21 @@ class PairChecker:
         self.fn = fn
         self.live = liveness
         self.ordering = ordering
+        self.model = ordering_model(ordering)
+        self.kind = self.model.kind
         self.fusion = fusion
         """Also require :func:`.fusion.fusion_safe` (backends with forced in-place results)."""
+        self.banned: set[tuple[int, int]] = set()
+        """Pairs a region ordering cannot have with the others (:func:`consistent_pairs`)."""
+        self._wanc: list[int] | None = None
+        self._wbit: dict[int, int] = {}
         self.bit_op: list[int] = sorted(liveness.read_bit, key=liveness.read_bit.__getitem__)
         """Reading op of each ancestor bit (bits are handed out in op order)."""
-        self.fragile = fusion_fragile_bits(fn, liveness) if ordering == "dataflow" else 0
+        self.fragile = fusion_fragile_bits(fn, liveness) if self.kind == "dataflow" else 0
+        self.special: frozenset[int] = frozenset(
+            i for i, (op, sem) in enumerate(zip(fn.ops, liveness.semantics, strict=True))
+            if self.model.xla and (sem.overwrites or op.name == "stablehlo.constant"))
+        """Writers the bitset fast path must not decide (constants, in-place writers)."""
         self.anc: list[int] = (liveness.ancestors if not self.fragile
                                else [a & ~self.fragile for a in liveness.ancestors])
         """Ancestor bits of each op that XLA keeps ordered (see :func:`fusion_fragile_bits`)."""
@@ -188,8 +213,9 @@ class PairChecker:
         ordering, a result produced by an op, a donor not returned)."""
         reads = self.live.reads[d]
         writer = self.live.writers[k]
-        if (self.ordering == "dataflow" and not self.fusion and not reads.returned_in
-                and type(writer) is ProducedBy):
+        if (self.kind == "dataflow" and not self.fusion and not reads.returned_in
+                and not self.banned and type(writer) is ProducedBy
+                and writer.op not in self.special):
             p = writer.op
             pbit = self.live.read_bit.get(p)
             if pbit is None or not reads.bits >> pbit & 1:
@@ -199,6 +225,10 @@ class PairChecker:
     def blocker(self, d: int, k: int) -> Blocker | None:
         """``None`` when ``d -> k`` is safe, else what blocks it."""
         b = self._ordering_blocker(d, k)
+        if b is None and (d, k) in self.banned:
+            writer = self.live.writers[k]
+            op = self.fn.ops[writer.op] if isinstance(writer, ProducedBy) else None
+            return Blocker(k, None, op, cycle=True)
         if b is None and self.fusion and not fusion_safe_pair(self.fn, self.live, d, k):
             writer = self.live.writers[k]
             op = self.fn.ops[writer.op] if isinstance(writer, ProducedBy) else None
@@ -217,8 +247,15 @@ class PairChecker:
         ops = self.fn.ops
         if isinstance(writer, ProducedBy):
             p = writer.op
-            if self.ordering == "dataflow":
+            if self.model.xla and ops[p].name == "stablehlo.constant" and reads.positions:
+                return Blocker(k, None, ops[p], constant=True)
+            other = self._overwritten_argument(p, writer.result)
+            if self.model.xla and other is not None and other != d and other in self.live.reads:
+                return Blocker(k, None, ops[p], in_place_of=other)
+            if self.kind == "dataflow":
                 return self._produced_blocker_bits(d, k, p, writer.result)
+            if self.kind == "region":
+                return self._produced_blocker_region(d, k, p, writer.result)
             for u in sorted(reads.positions):
                 if u == p:
                     if self._self_blocks(p, writer.result, reads.positions[u]):
@@ -228,8 +265,8 @@ class PairChecker:
             return None
         # A copy: placed after `after` (dataflow), or at the return (program order).
         after = writer.after if isinstance(writer, CopyAfter) else None
-        if self.ordering == "program":
-            return None
+        if self.kind != "dataflow":
+            return None  # the copy can go after every read (nothing reads a returned copy)
         for u in sorted(reads.positions):
             if u != after and not self._before(u, after):
                 return Blocker(k, ops[u], ops[after] if after is not None else None)
@@ -254,6 +291,76 @@ class PairChecker:
         assert first is not None
         return Blocker(k, ops[first], ops[p])
 
+    def _overwritten_argument(self, p: int, result: int) -> int | None:
+        """The argument whose buffer op ``p`` always writes ``result`` into (its in-place
+        operands all being that argument unchanged), else ``None``."""
+        sem = self.live.semantics[p]
+        if not sem.overwrites:
+            return None
+        op = self.fn.ops[p]
+        sources = {self.live.source(op.operands[i])
+                   for i in sem.in_place.get(result, ()) if i < len(op.operands)}
+        if len(sources) != 1:
+            return None
+        kind, index, _ = next(iter(sources))
+        return index if kind == "arg" else None
+
+    def _produced_blocker_region(self, d: int, k: int, p: int, result: int) -> Blocker | None:
+        """The ``ProducedBy`` case under a region ordering: a read that depends on the writer
+        (the writer is its ancestor) blocks; any other read is ordered before the write."""
+        reads = self.live.reads[d]
+        ops = self.fn.ops
+        for u in sorted(reads.positions):
+            if u == p:
+                if self._self_blocks(p, result, reads.positions[u]):
+                    return Blocker(k, ops[u], ops[p])
+            elif self.writer_precedes(p, u):
+                return Blocker(k, ops[u], ops[p])
+        return None
+
+    def writer_precedes(self, p: int, u: int) -> bool:
+        """Whether op ``u`` depends on result-producing op ``p`` (transitively)."""
+        if self._wanc is None:
+            self._writer_ancestors()
+        assert self._wanc is not None
+        bit = self._wbit.get(p)
+        return bit is not None and bool(self._wanc[u] >> bit & 1)
+
+    def _writer_ancestors(self) -> None:
+        """Per op, bits of the result-producing ops it depends on (one forward walk)."""
+        writers = {w.op for w in self.live.writers if isinstance(w, ProducedBy)}
+        self._wbit = {op: i for i, op in enumerate(sorted(writers))}
+        reach: dict[int, int] = {}
+        recomputed: dict[int, int] = {}  # duplicated value -> its producer's ancestors
+        duplicated = self.live.duplicated
+        anc: list[int] = []
+        for op in self.fn.ops:
+            acc = 0
+            fusing = op.name in FUSING_CONSUMERS
+            for v in op.operands:
+                acc |= recomputed[v] if fusing and v in recomputed else reach.get(v, 0)
+            for v in op.region_uses:
+                acc |= reach.get(v, 0)
+            anc.append(acc)
+            own = acc | (1 << self._wbit[op.index] if op.index in self._wbit else 0)
+            for v in op.results:
+                reach[v] = own
+                if v in duplicated:
+                    recomputed[v] = acc
+        self._wanc = anc
+
+    def data_precedes(self, x: int, y: int) -> bool:
+        """Whether op ``y`` depends on op ``x`` (``x`` a reading or result-producing op)."""
+        bit = self.live.read_bit.get(x)
+        if bit is not None and self.live.ancestors[y] >> bit & 1:
+            return True
+        return x in self._wbit_map() and self.writer_precedes(x, y)
+
+    def _wbit_map(self) -> dict[int, int]:
+        if self._wanc is None:
+            self._writer_ancestors()
+        return self._wbit
+
     def _self_blocks(self, p: int, result: int, positions: set[int]) -> bool:
         """Whether op ``p``, reading the donor at operand ``positions``, cannot write its
         ``result`` into the donor's buffer: it reads the donor inside a region, or at a position
@@ -263,10 +370,14 @@ class PairChecker:
         allowed = sem.in_place.get(result, frozenset())
         if REGION_USE in positions:
             return True
+        if FUSED_USE in positions:  # read through a fused elementwise chain: same element
+            positions = positions - {FUSED_USE}
+            if not positions:
+                return not is_elementwise(self.fn.ops[p])
         return not (positions & allowed if sem.entry_reads else positions <= allowed)
 
     def _before(self, reader: int, writer: int | None) -> bool:
-        if self.ordering == "program":
+        if self.kind == "program":
             return writer is not None and reader < writer
         if writer is None:
             return False
@@ -333,7 +444,7 @@ class LazyEdges(Mapping[int, list[int]]):
             facts: list[tuple[int, int | None, int | None]] = []
             for k in self.candidates:
                 w = live.writers[k]
-                if type(w) is ProducedBy:
+                if type(w) is ProducedBy and w.op not in self.checker.special:
                     facts.append((k, self.checker.anc[w.op], live.read_bit.get(w.op)))
                 else:
                     facts.append((k, None, None))
@@ -354,7 +465,8 @@ class LazyEdges(Mapping[int, list[int]]):
         checker = self.checker
         reads = checker.live.reads[d]
         bits = reads.bits
-        fast = checker.ordering == "dataflow" and not checker.fusion and not reads.returned_in
+        fast = (checker.kind == "dataflow" and not checker.fusion and not reads.returned_in
+                and not checker.banned)
         for k, anc, pbit in self._writer_facts():
             # Inlined is_safe / _produced_blocker_bits: the hot loop of large programs.
             if fast and anc is not None and (pbit is None or not bits >> pbit & 1):
@@ -440,7 +552,8 @@ def plan_donation(
     into the kernel writing the donor in place (IREE): see :mod:`.fusion`.
     """
     validate_function(fn)
-    live = Liveness(fn)
+    model = ordering_model(ordering)
+    live = Liveness(fn, fusion_duplication=model.xla)
     checker = PairChecker(fn, live, ordering, fusion=fusion_safe)
     jax_pairs = jax_greedy_pairing(fn)
     existing = {
@@ -466,16 +579,21 @@ def plan_donation(
         if res.index not in taken:
             results_by_key.setdefault(compat_key(res), []).append(res.index)
 
-    pairs = dict(fixed)
-    blocked: dict[int, list[int]] = {}
-    for key, donors in classes.items():
-        candidates = results_by_key.get(key, []) if key is not None else []
-        edges = LazyEdges(checker, candidates, preferred)
-        pairs.update(max_matching(donors, edges, preferred, edges.is_edge))
-        for d in donors:
-            if d not in pairs:
-                edges[d]  # every candidate checked: the verdict needs them all
-                blocked[d] = edges.blocked[d]
+    while True:
+        pairs = dict(fixed)
+        blocked: dict[int, list[int]] = {}
+        for key, donors in classes.items():
+            candidates = results_by_key.get(key, []) if key is not None else []
+            edges = LazyEdges(checker, candidates, preferred)
+            pairs.update(max_matching(donors, edges, preferred, edges.is_edge))
+            for d in donors:
+                if d not in pairs:
+                    edges[d]  # every candidate checked: the verdict needs them all
+                    blocked[d] = edges.blocked[d]
+        rejected = [dk for dk in consistent_pairs(checker, pairs) if dk[0] not in fixed]
+        if not rejected:
+            break
+        checker.banned.update(rejected)  # and match again without them
 
     verdicts = [
         _verdict(fn, live, checker, arg, pairs, blocked.get(arg.index, []), results_by_key,
@@ -484,6 +602,87 @@ def plan_donation(
     ]
     return DonationPlan(fn.name, dict(sorted(pairs.items())), verdicts, jax_pairs, ordering,
                         checker)
+
+
+def consistent_pairs(checker: PairChecker, pairs: Mapping[int, int]) -> list[tuple[int, int]]:
+    """The pairs (in donor order) a region ordering cannot have together with the earlier
+    ones: each pair needs every other read of its donor before its writer (a control edge
+    where data dependence does not order them already); a pair whose edges would close a
+    cycle through data dependence and the earlier pairs' edges keeps a copy. Nothing for
+    other orderings (their pairs are safe one by one).
+
+    The swap ``(a, b) -> (b * 2, a * 3)`` with ``a -> 0, b -> 1``: ``a * 3`` must run before
+    ``b * 2`` overwrites ``a``, and ``b * 2`` before ``a * 3`` overwrites ``b``: ``b -> 1``
+    is rejected.
+    """
+    if checker.kind != "region":
+        return []
+    live = checker.live
+    edges: set[tuple[int, int]] = set()
+    rejected: list[tuple[int, int]] = []
+    for d in sorted(pairs):
+        k = pairs[d]
+        writer = live.writers[k]
+        if not isinstance(writer, ProducedBy) or d not in live.reads:
+            continue
+        p = writer.op
+        new = {(u, p) for u in live.reads[d].positions
+               if u != p and not checker.data_precedes(u, p)}
+        if not new or new <= edges:
+            continue
+        if _has_cycle(checker, edges | new):
+            rejected.append((d, k))
+        else:
+            edges |= new
+    return rejected
+
+
+def _has_cycle(checker: PairChecker, edges: set[tuple[int, int]]) -> bool:
+    """Whether the ordering edges plus data dependence among their endpoints have a cycle."""
+    nodes = sorted({x for e in edges for x in e})
+    succ: dict[int, set[int]] = {x: set() for x in nodes}
+    for x, y in edges:
+        succ[x].add(y)
+    for x in nodes:
+        for y in nodes:
+            if x != y and checker.data_precedes(x, y):
+                succ[x].add(y)
+    state: dict[int, int] = {}
+    for start in nodes:
+        if start in state:
+            continue
+        stack: list[tuple[int, Iterator[int]]] = [(start, iter(succ[start]))]
+        state[start] = 1
+        while stack:
+            x, it = stack[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                state[x] = 2
+                stack.pop()
+            elif state.get(nxt) == 1:
+                return True
+            elif nxt not in state:
+                state[nxt] = 1
+                stack.append((nxt, iter(succ[nxt])))
+    return False
+
+
+def predict_pairing(fn: FunctionModel, ordering: Ordering, pairs: Mapping[int, int]
+                    ) -> dict[int, str]:
+    """What XLA does with the given ``tf.aliasing_output`` pairs (donor -> result), per donor
+    of ``fn``: ``"copy-free"`` where the pair is safe under ``ordering`` (and, for a region
+    ordering, consistent with the earlier pairs), ``"copied"`` where XLA keeps the alias but
+    inserts a copy, ``"not donated"`` for a donor without a pair (the values of
+    :class:`jax_use_donated.xla_truth.Outcome`)."""
+    model = ordering_model(ordering)
+    checker = PairChecker(fn, Liveness(fn, fusion_duplication=model.xla), ordering)
+    safe = {d: k for d, k in pairs.items()
+            if d < len(fn.args) and k < len(fn.results) and checker.is_safe(d, k)}
+    for d, _ in consistent_pairs(checker, safe):
+        del safe[d]
+    return {a.index: ("not donated" if a.index not in pairs
+                      else "copy-free" if a.index in safe else "copied")
+            for a in fn.donors}
 
 
 def _overwriting_pairs(fn: FunctionModel, live: Liveness) -> dict[int, int]:
@@ -538,6 +737,19 @@ def _placement_text(t: Arg | Result) -> str:
 
 
 def _blocker_text(b: Blocker) -> str:
+    if b.in_place_of is not None:
+        writer = b.writer.describe() if b.writer is not None else "its producer"
+        return (f"result {b.result} is produced by {writer}, which writes it in place into "
+                f"argument %arg{b.in_place_of}'s buffer, so XLA would copy that argument into "
+                "this one")
+    if b.constant:
+        return (f"result {b.result} is a constant, which XLA copies into the output buffer, "
+                "so it cannot be computed in place")
+    if b.cycle:
+        writer = b.writer.describe() if b.writer is not None else "its producer"
+        return (f"result {b.result} is produced by {writer}, which would have to run after "
+                "the reads of this donor and before reads that other pairs order first "
+                "(a cycle of reads and writes)")
     if b.fused:
         writer = b.writer.describe() if b.writer is not None else "its producer"
         return (f"result {b.result} is produced by {writer}, and a fusing backend would read "

@@ -74,6 +74,37 @@ PURE_OPS: frozenset[str] = ELEMENTWISE_OPS | frozenset(
 unused. Collectives, custom calls, calls, loops and conditionals are not listed: their regions
 or callees may have effects."""
 
+EXPENSIVE_ELEMENTWISE: frozenset[str] = frozenset(
+    f"stablehlo.{name}"
+    for name in ["divide", "exponential", "exponential_minus_one", "log", "log_plus_one", "power",
+                 "rsqrt", "sqrt", "cbrt", "tanh", "logistic", "atan2", "cosine", "sine", "tan",
+                 "remainder"]
+)
+"""Elementwise ops XLA counts as expensive (``HloInstruction::IsOpElementwise`` + cost) and
+does not duplicate into several fusions."""
+
+DUPLICABLE_OPS: frozenset[str] = (ELEMENTWISE_OPS - EXPENSIVE_ELEMENTWISE) | frozenset(
+    f"stablehlo.{name}" for name in ("broadcast_in_dim", "broadcast", "iota", "constant",
+                                     "reshape"))
+"""Cheap producers XLA's instruction fusion duplicates into each consumer that fuses them
+(``InstructionFusion``: a producer with several users is fused into all of them unless it is
+expensive)."""
+
+FUSING_CONSUMERS: frozenset[str] = ELEMENTWISE_OPS | frozenset(
+    f"stablehlo.{name}"
+    for name in ("reduce", "broadcast_in_dim", "broadcast", "transpose", "slice", "concatenate",
+                 "pad", "reverse", "dynamic_slice", "gather", "reduce_window", "reshape",
+                 "dynamic_update_slice")
+)
+"""Ops XLA:CPU fuses their cheap producers into (loop and reduction fusions); dots,
+convolutions, custom calls, loops and calls keep their operands as separate buffers."""
+
+
+def duplicable(op: Op) -> bool:
+    """A cheap single-result producer that XLA duplicates into its fusing consumers."""
+    return op.name in DUPLICABLE_OPS and len(op.results) == 1
+
+
 SHARDING_CUSTOM_CALL_TARGETS: frozenset[str] = frozenset({"Sharding"})
 """``custom_call`` targets that only annotate their operand (pre-Shardy sharding marks)."""
 

@@ -45,13 +45,8 @@ from jax_use_donated.analysis.errors import (
 )
 from jax_use_donated.analysis.liveness import Liveness, ProducedBy
 from jax_use_donated.analysis.model import Donation, DonationKind, FunctionModel, SourceLoc
-from jax_use_donated.analysis.plan import (
-    DonationPlan,
-    DonorVerdict,
-    Ordering,
-    Reason,
-    compat_key,
-)
+from jax_use_donated.analysis.orderings import ORDERING_NAMES, Ordering, ordering_model
+from jax_use_donated.analysis.plan import DonationPlan, DonorVerdict, Reason, compat_key
 from jax_use_donated.analysis.plan import plan_donation as core_plan_donation
 from jax_use_donated.analysis.xla_fallback import XlaFallback, xla_fallback
 from jax_use_donated.diagnostics import Diagnostic, emit
@@ -61,6 +56,11 @@ from jax_use_donated.transforms.options import KebabOptions, option
 WRITABLE = "bufferization.writable"
 Mode = Literal["alias", "materialize"]
 MODES: tuple[Mode, ...] = get_args(Mode)
+OrderingOption = Literal["auto", "xla-cpu", "xla-cpu-region", "xla-gpu", "xla-gpu-region", "tpu",
+                         "program", "dataflow"]
+"""``ordering=`` of the passes: a model of :mod:`jax_use_donated.analysis.orderings`, or
+``auto`` (the mode's: ``dataflow`` for alias, ``program`` for materialize)."""
+assert set(get_args(OrderingOption)) == {"auto", *ORDERING_NAMES}
 
 _PLAN_SINK: ContextVar[list[tuple[FunctionModel, DonationPlan]] | None] = ContextVar(
     "jax_use_donated_plans", default=None
@@ -174,7 +174,11 @@ class JaxPlanDonation(KebabOptions, ModulePass):
       hook does (:mod:`jax_use_donated.analysis.xla_fallback`);
     * ``fusion-safe=true`` (alias only): pair only where a backend that takes aliases as forced
       in-place results and fuses producers into that kernel (IREE) stays correct
-      (:mod:`jax_use_donated.analysis.fusion`).
+      (:mod:`jax_use_donated.analysis.fusion`);
+    * ``ordering=xla-cpu-region`` (alias only): the backend's copy-insertion model
+      (:mod:`jax_use_donated.analysis.orderings`: ``xla-cpu`` = ``dataflow``, the default;
+      ``xla-cpu-region`` for ``xla_cpu_copy_insertion_use_region_analysis``; ``xla-gpu``,
+      ``xla-gpu-region``, ``tpu`` unverified); ``program`` with mode=materialize.
     """
 
     name = "jax-plan-donation"
@@ -194,10 +198,16 @@ class JaxPlanDonation(KebabOptions, ModulePass):
     fusion_safe: bool = option(
         False, "alias only: pair only where a fusing backend that forces aliases in place "
         "(IREE) stays correct")
+    ordering: OrderingOption = option(
+        "auto", "copy-insertion model: xla-cpu (= dataflow), xla-cpu-region, xla-gpu, "
+        "xla-gpu-region, tpu (alias); program (materialize); auto: the mode's")
 
     @property
-    def ordering(self) -> Ordering:
-        return "program" if self.mode == "materialize" else "dataflow"
+    def effective_ordering(self) -> Ordering:
+        """The ordering model the plan uses (``auto``: ``dataflow`` or ``program``)."""
+        if self.ordering == "auto":
+            return "program" if self.mode == "materialize" else "dataflow"
+        return self.ordering
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.mode not in MODES:
@@ -210,6 +220,14 @@ class JaxPlanDonation(KebabOptions, ModulePass):
         if self.mode != "alias" and (self.xla_fallback or self.fusion_safe):
             raise PassFailedException(
                 f"{self.name}: xla-fallback and fusion-safe apply to mode=alias only")
+        if self.ordering != "auto" and self.ordering not in ORDERING_NAMES:
+            raise PassFailedException(
+                f"{self.name}: unknown ordering '{self.ordering}'; expected one of auto, "
+                f"{', '.join(ORDERING_NAMES)}")
+        if self.mode == "materialize" and self.ordering not in ("auto", "program"):
+            raise PassFailedException(
+                f"{self.name}: mode=materialize runs in block order; ordering="
+                f"{self.ordering} applies to mode=alias")
         if self.xla_fallback and self.fusion_safe:
             raise PassFailedException(
                 f"{self.name}: xla-fallback keeps JAX's unsafe pairs, which a fusing backend "
@@ -217,7 +235,7 @@ class JaxPlanDonation(KebabOptions, ModulePass):
         with gc_paused():
             for func in list(functions_with_donors(op)):
                 if self.mode == "alias":
-                    fn, plan = plan_function(func, op, self.ordering,
+                    fn, plan = plan_function(func, op, self.effective_ordering,
                                              self.keep_existing_aliases, self.fusion_safe)
                     fallback = self._fallback(fn, plan)
                     self._report(fn, plan, func, op, fallback)
@@ -546,9 +564,10 @@ def plan_function(func: FuncOp, module: ModuleOp, ordering: Ordering,
                   keep_existing_aliases: bool, fusion_safe: bool = False
                   ) -> tuple[FunctionModel, DonationPlan]:
     """Build the model of ``func`` and plan it; errors become anchored
-    :class:`PassFailedException`s."""
+    :class:`PassFailedException`s. For XLA's orderings calls are inlined first, as XLA
+    inlines them before copy insertion."""
     try:
-        fn = build_function_model(func)
+        fn = build_function_model(func, inline=ordering_model(ordering).xla)
         plan = core_plan_donation(fn, ordering, keep_existing_aliases, fusion_safe)
     except DonationError as err:
         raise _from_donation_error(err, func, module) from None
@@ -569,20 +588,23 @@ class JaxVerifyDonation(KebabOptions, ModulePass):
           func.return %0, %1 ...
 
     ``ordering=program`` checks against block order (after bufferization) instead of XLA's
-    data-dependence order.
+    data-dependence order; ``ordering=xla-cpu-region`` (and the other models of
+    :mod:`jax_use_donated.analysis.orderings`) against that backend's.
     """
 
     name = "jax-verify-donation"
 
-    ordering: Literal["dataflow", "program"] = option(
-        "dataflow", "dataflow: XLA's data-dependence order; program: block order "
-        "(after bufferization)")
+    ordering: Literal["dataflow", "program", "xla-cpu", "xla-cpu-region", "xla-gpu",
+                      "xla-gpu-region", "tpu"] = option(
+        "dataflow", "dataflow (= xla-cpu): XLA's data-dependence order; program: block order "
+        "(after bufferization); xla-cpu-region, xla-gpu, xla-gpu-region, tpu")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if self.ordering not in ("dataflow", "program"):
+        if self.ordering not in ORDERING_NAMES:
             raise PassFailedException(
-                f"{self.name}: unknown ordering '{self.ordering}'; expected dataflow or program")
-        ordering: Ordering = "program" if self.ordering == "program" else "dataflow"
+                f"{self.name}: unknown ordering '{self.ordering}'; expected one of "
+                f"{', '.join(ORDERING_NAMES)}")
+        ordering: Ordering = self.ordering
         with gc_paused():
             for func in list(functions_with_donors(op)):
                 plan_function(func, op, ordering, keep_existing_aliases=True)

@@ -1,0 +1,182 @@
+"""Ordering models against XLA:CPU executables: each model's per-donor prediction for a pairing
+equals what ``xla_truth`` reads from the executable compiled with that configuration."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+from jax_use_donated.adapters.jaxlib_ir import function_model, module_function
+from jax_use_donated.analysis import (
+    ORDERINGS,
+    FunctionModel,
+    Ordering,
+    ordering_for,
+    ordering_model,
+    plan_donation,
+    predict_pairing,
+)
+from jax_use_donated.dropin import jit_with_forced_pairs
+from jax_use_donated.xla_truth import executable_truth
+
+REGION = "xla_cpu_copy_insertion_use_region_analysis"
+
+
+def test_ordering_for_platforms_and_options() -> None:
+    assert ordering_for("cpu", {}) == "xla-cpu"
+    assert ordering_for("cpu", {REGION: True}) == "xla-cpu-region"
+    assert ordering_for("cpu", {REGION: "false"}) == "xla-cpu"
+    assert ordering_for("cpu", {}, f"--xla_force_host_platform_device_count=4 --{REGION}=true"
+                        ) == "xla-cpu-region"
+    assert ordering_for("cpu", {REGION: False}, f"--{REGION}=true") == "xla-cpu"  # options win
+    assert ordering_for("gpu", {}) == ordering_for("cuda", {}) == "xla-gpu"
+    assert ordering_for("rocm", {"xla_gpu_copy_insertion_use_region_analysis": 1}
+                        ) == "xla-gpu-region"
+    assert ordering_for("tpu", {}) == "tpu"
+    assert ordering_for("METAL", {}) == "xla-cpu"
+    assert ordering_model("dataflow") is ORDERINGS["xla-cpu"]
+    assert [m.name for m in ORDERINGS.values() if not m.verified] == [
+        "xla-gpu", "xla-gpu-region", "tpu"]
+    with pytest.raises(ValueError, match="unknown ordering 'block'"):
+        ordering_model("block")
+
+
+def _lower(fun: Callable[..., Any], n: int, donate: tuple[int, ...],
+           pairs: dict[int, int] | None = None, shape: tuple[int, ...] = (8, 8)
+           ) -> tuple[Any, FunctionModel]:
+    args = [jnp.full(shape, float(i + 1)) for i in range(n)]
+    jitted = (jax.jit(fun, donate_argnums=donate) if pairs is None
+              else jit_with_forced_pairs(fun, pairs, donate_argnums=donate))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lowered = jitted.lower(*args)
+    module = lowered.compiler_ir()
+    assert module is not None
+    main = module_function(module)
+    assert main is not None
+    return lowered, function_model(main, donated=donate)
+
+
+def _check(fun: Callable[..., Any], n: int, donate: tuple[int, ...], pairs: dict[int, int],
+           expected: dict[Ordering, dict[int, str]], shape: tuple[int, ...] = (8, 8)) -> None:
+    """For each ordering: its prediction for ``pairs`` is ``expected`` and is what the
+    executable compiled with that ordering's options does."""
+    lowered, fn = _lower(fun, n, donate, pairs, shape)
+    for ordering, outcomes in expected.items():
+        options = {REGION: ordering == "xla-cpu-region"}
+        truth = executable_truth(lowered.compile(compiler_options=options), donate)
+        measured = {p: t.outcome.value for p, t in truth.donors.items()}
+        assert predict_pairing(fn, ordering, pairs) == outcomes == measured, ordering
+
+
+def swap(a: jax.Array, b: jax.Array) -> tuple[jax.Array, jax.Array]:
+    return b * 2, a * 3
+
+
+def cycle3(a: jax.Array, b: jax.Array, c: jax.Array) -> tuple[jax.Array, ...]:
+    return b * 2, c * 3, a * 4
+
+
+def test_region_orders_independent_reads_but_not_a_cycle() -> None:
+    _check(swap, 2, (0, 1), {0: 0, 1: 1}, {
+        "xla-cpu": {0: "copied", 1: "copied"},
+        "xla-cpu-region": {0: "copy-free", 1: "copied"},  # one copy breaks the cycle
+    })
+    _check(cycle3, 3, (0, 1, 2), {0: 0, 1: 1, 2: 2}, {
+        "xla-cpu": {0: "copied", 1: "copied", 2: "copied"},
+        "xla-cpu-region": {0: "copy-free", 1: "copy-free", 2: "copied"},
+    })
+    _, fn = _lower(swap, 2, (0, 1))
+    assert plan_donation(fn, "xla-cpu-region").pairs == {0: 1, 1: 0}
+
+
+def test_region_makes_the_backward_read_of_a_weight_free() -> None:
+    def step(w: jax.Array, x: jax.Array) -> tuple[jax.Array, jax.Array]:
+        g = x @ w.T              # still reads w, independent of the update
+        return w - 0.1 * x, g
+
+    _check(step, 2, (0,), {0: 0}, {"xla-cpu": {0: "copied"},
+                                   "xla-cpu-region": {0: "copy-free"}})
+    _, fn = _lower(step, 2, (0,))
+    assert plan_donation(fn, "xla-cpu").pairs == {}
+    assert plan_donation(fn, "dataflow").pairs == {}
+    assert plan_donation(fn, "xla-cpu-region").pairs == {0: 0}
+
+
+def test_duplicated_bias_add_reads_the_bias_in_the_loss_fusion() -> None:
+    """The logits' ``dot + b`` is recomputed in each fusion that uses it; the loss fusion,
+    on which no update depends, then reads ``b`` after the update wrote it."""
+    def step(w: jax.Array, b: jax.Array, h: jax.Array) -> tuple[jax.Array, ...]:
+        logits = h @ w + b
+        loss = jax.nn.logsumexp(logits, axis=-1).mean()
+        p = jax.nn.softmax(logits, axis=-1)
+        return w - 0.1 * (h.T @ p), b - 0.1 * p.sum(0), loss
+
+    args = [jnp.ones((16, 10)) * 0.1, jnp.zeros((10,)), jnp.ones((8, 16))]
+    lowered = jax.jit(step, donate_argnums=(0, 1)).lower(*args)
+    module = lowered.compiler_ir()
+    assert module is not None
+    main = module_function(module)
+    assert main is not None
+    fn = function_model(main)
+    cases: list[tuple[Ordering, str]] = [("xla-cpu", "copied"), ("xla-cpu-region", "copy-free")]
+    for ordering, outcome in cases:
+        truth = executable_truth(
+            lowered.compile(compiler_options={REGION: ordering == "xla-cpu-region"}), (0, 1))
+        assert truth.donors[1].outcome.value == outcome
+        assert predict_pairing(fn, ordering, truth.aliases)[1] == outcome
+
+
+def test_constant_result_is_copied_into_a_read_donor() -> None:
+    def reset(count: jax.Array, x: jax.Array) -> tuple[jax.Array, jax.Array]:
+        return jnp.zeros_like(count), x + count  # count read, then "overwritten" by zeros
+
+    # A scalar zero is a constant, which XLA copies into the output in both modes; a
+    # broadcast zero is computed, and region analysis orders the read before it.
+    _check(reset, 2, (0,), {0: 0}, {"xla-cpu": {0: "copied"}, "xla-cpu-region": {0: "copied"}},
+           shape=())
+    _check(reset, 2, (0,), {0: 0}, {"xla-cpu": {0: "copied"},
+                                   "xla-cpu-region": {0: "copy-free"}})
+
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+@pytest.mark.parametrize(("name", "nested"), [("linen_mlp", True)])
+def test_real_model_variants_have_no_disagreement(name: str, nested: bool) -> None:
+    """A few ``benchmarks/real_models.py`` variants (the whole run is the benchmark): every
+    donor's predicted outcome is the executable's, for JAX's pairing and ours, default and
+    region-analysis compiles."""
+    from benchmarks.real_models import VARIANTS, run_variant
+
+    variant = next(v for v in VARIANTS if v.name == name)
+    row = run_variant(variant, nested)
+    assert row.calls == (1 if nested else row.calls)
+    bad = {key: cell.disagreements for key, cell in row.cells.items() if cell.disagreements}
+    assert bad == {}
+
+
+def _catalogue_names() -> list[str]:
+    from benchmarks.catalogue import SINGLE
+
+    return [p.name for p in SINGLE]
+
+
+@pytest.mark.parametrize("name", _catalogue_names())
+def test_catalogue_programs_have_no_disagreement(name: str) -> None:
+    """Every single-device program of ``benchmarks/catalogue.py`` (small operands), flat."""
+    from benchmarks.real_models import catalogue_variants, run_variant
+
+    variant = next(v for v in catalogue_variants(16) if v.name == f"catalogue/{name}")
+    row = run_variant(variant, False)
+    bad = {key: {d: (cell.predicted[d].value, cell.measured[d].value)
+                 for d in cell.disagreements}
+           for key, cell in row.cells.items() if cell.disagreements}
+    assert bad == {}
