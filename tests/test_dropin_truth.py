@@ -137,3 +137,53 @@ def test_xla_flags_count_as_the_user_s_options(monkeypatch: pytest.MonkeyPatch) 
     assert planner.planner_compiler_options(text, ("cpu",), {}) == {REGION: True}
     assert planner.planner_compiler_options(text, ("cuda",), {}) == {}
     assert planner.planner_compiler_options(jud.PlannerOptions().encode(), ("cpu",), {}) == {}
+
+
+def _mlp_step(w1: jax.Array, w2: jax.Array, x: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """A hand-written backward pass: ``w2`` is read by ``gh = y @ w2.T`` (for ``w1``'s
+    gradient), which its own update does not depend on."""
+    h = jnp.tanh(x @ w1)
+    y = h @ w2
+    gw2 = h.T @ y
+    gh = y @ w2.T
+    gw1 = x.T @ gh
+    return w1 - 0.1 * gw1, w2 - 0.1 * gw2
+
+
+MLP_ARGS = (jnp.ones((32, 32)), jnp.ones((32, 32)), jnp.ones((8, 32)))
+
+
+def test_the_plan_follows_the_backend_s_copy_insertion() -> None:
+    """Default XLA:CPU copies ``w2`` (its update is not ordered after ``y @ w2.T``); with
+    region analysis XLA orders that read first, and the plan reuses ``w2`` copy-free. Both
+    predictions are what the executables do."""
+    with pytest.warns(DonationWarning, match="w2"):
+        default = jud.jit(_mlp_step, donate_argnums=(0, 1)).plan(*MLP_ARGS)
+    region_jit = jud.jit(_mlp_step, donate_argnums=(0, 1), region_analysis=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DonationWarning)
+        region = region_jit.plan(*MLP_ARGS)
+    assert [(d.path, d.status, d.measured) for d in default.donations] == [
+        ("w1", "reused", "copy-free"), ("w2", "copied", "copied")]
+    assert [(d.path, d.status, d.measured) for d in region.donations] == [
+        ("w1", "reused", "copy-free"), ("w2", "reused", "copy-free")]
+    assert region_jit.records[-1].plan.ordering == "xla-cpu-region"
+
+
+def test_xla_flags_choose_the_ordering_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    from jax_use_donated.dropin import planner
+    from jax_use_donated.dropin.jax_internals import Lowering
+
+    def lowering(platforms: tuple[str, ...], options: dict[str, object]) -> Lowering:
+        return Lowering("v1", None, "f", (), (), (), None, None, 1, 0, None,
+                        platforms=platforms, compiler_options=options)
+
+    assert planner.lowering_ordering(lowering(("cpu",), {})) == "xla-cpu"
+    assert planner.lowering_ordering(lowering(("cpu",), {REGION: True})) == "xla-cpu-region"
+    assert planner.lowering_ordering(lowering(("cuda",), {})) == "xla-gpu"
+    assert planner.lowering_ordering(lowering(("cpu", "cuda"), {REGION: True})) == "xla-cpu"
+    monkeypatch.setenv("XLA_FLAGS", f"--{REGION}=true")
+    from jax_use_donated.dropin import jax_internals
+
+    assert planner.lowering_ordering(lowering(("cpu",), jax_internals.xla_flags())) == (
+        "xla-cpu-region")

@@ -361,6 +361,11 @@ def _install(on_lowered: LoweredCallback, on_compiled: CompiledCallback,
     _STATE["callbacks"] = (on_lowered, on_compiled, on_computation)
 
 
+def default_platform() -> str:
+    """``jax.default_backend()``: the platform a lowering without explicit platforms targets."""
+    return jax.default_backend()
+
+
 def xla_flags() -> dict[str, Any]:
     """The options ``XLA_FLAGS`` sets (``--name=value`` -> ``{name: value}``; ``true``/``false``
     read as booleans, a bare ``--name`` as ``True``), which XLA applies to every compile."""

@@ -42,6 +42,7 @@ from jax_use_donated.adapters.jaxlib_ir import (
 )
 from jax_use_donated.analysis.errors import ALIASING_OUTPUT, BUFFER_DONOR, DonationError
 from jax_use_donated.analysis.model import FunctionModel, Placement, SourceLoc
+from jax_use_donated.analysis.orderings import Ordering, ordering_for
 from jax_use_donated.analysis.plan import DonationPlan, plan_donation
 from jax_use_donated.analysis.xla_fallback import XlaFallback, xla_fallback
 from jax_use_donated.diagnostics import Diagnostic, DonationWarning
@@ -288,6 +289,7 @@ def analyse(lowering: Lowering, options: PlannerOptions,
     names = lowering.arg_names
     partitions = lowering.num_partitions
     module_ref = weakref.ref(module)
+    ordering = lowering_ordering(lowering)
 
     def plan_module(module: Any, clock: StepClock) -> Analysis:
         main = module_function(module, "main")
@@ -302,7 +304,7 @@ def analyse(lowering: Lowering, options: PlannerOptions,
                 if 0 <= j < len(names) and names[j] and arg.loc.name is None:
                     arg.loc = SourceLoc(arg.loc.text, names[j])
         clock.lap("model")
-        plan = plan_donation(fn, "dataflow", keep_existing_aliases=bool(fixed))
+        plan = plan_donation(fn, ordering, keep_existing_aliases=bool(fixed))
         fallback = xla_fallback(
             plan,
             {d: k for d, (attr, k) in jax_attrs.items()
@@ -328,6 +330,16 @@ def analyse(lowering: Lowering, options: PlannerOptions,
                             options_text=lowering.options_text)
     clock.lap("plan")
     return record
+
+
+def lowering_ordering(lowering: Lowering) -> Ordering:
+    """The copy-insertion model of the backend that compiles ``lowering``: its platform and
+    compiler options (``XLA_FLAGS`` included); a module lowered for several platforms gets
+    the strictest, XLA:CPU's default data-dependence order."""
+    platforms = tuple(p.lower() for p in lowering.platforms) or (jax_internals.default_platform(),)
+    if len(set(platforms)) > 1:
+        return "xla-cpu"
+    return ordering_for(platforms[0], lowering.compiler_options)
 
 
 def _fallback_record(lowering: Lowering, reason: str, token: str) -> LoweringRecord:

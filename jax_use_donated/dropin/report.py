@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from jax_use_donated.analysis.errors import ALIASING_OUTPUT, BUFFER_DONOR
 from jax_use_donated.analysis.liveness import Liveness
+from jax_use_donated.analysis.orderings import ordering_model
 from jax_use_donated.analysis.plan import PairChecker, Reason, _blocker_text
 from jax_use_donated.dropin.records import LoweringRecord
 from jax_use_donated.xla_truth import ExecutableTruth
@@ -155,7 +156,7 @@ def report_of(record: LoweringRecord | None, name: str,
     if record is None:
         return report
     fn, plan = record.function, record.plan
-    live = Liveness(fn)
+    live = Liveness(fn, fusion_duplication=ordering_model(plan.ordering).xla)
     checker = PairChecker(fn, live, plan.ordering)
     paths = record.result_paths
     for v in plan.verdicts:
