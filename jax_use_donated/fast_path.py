@@ -63,10 +63,12 @@ _FLAGS_XDSL_ONLY = {
 """Options of ``xdsl-opt`` whose behaviour only the xDSL path implements."""
 
 _OWN_VALUE_NAME = re.compile(
-    rb"%(?!(?:arg\d+|\d+|cst|c|true|false|c\d+_[iu]\d+|c_\d+_[iu]\d+|idx\d*)"
+    rb"%(?!(?:arg\d+|\d+|cst|c|true|false|c\d+_[iu]\d+|c_\d+_[iu]\d+|idx\d*|iterArg"
+    rb"|output_state|output|values|indices)"
     rb"(?:_\d+)?(?![\w$.\-]))[A-Za-z_$.\-]")
 """An SSA name MLIR's printer would not give: ``%arg3``, ``%7``, ``%cst_0``, ``%c1_i32`` are its
-own (a constant's name hints), ``%params`` is the user's."""
+own (name hints of constants, ``stablehlo.while``'s ``%iterArg``, ``rng_bit_generator``'s
+``%output_state``/``%output``, ``top_k``'s ``%values``/``%indices``), ``%params`` is the user's."""
 _COMMENT = re.compile(rb"//[^\n]*")
 _OWN_BLOCK_NAME = re.compile(rb"\^(?!bb\d+(?![\w$.\-]))[\w$.\-]")
 _FILE_LOC = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')

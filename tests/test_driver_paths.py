@@ -117,10 +117,10 @@ def test_corpus(corpus: list[Path], config: list[str], every: int) -> None:
     ran_jaxlib = 0
     corpus = corpus[::every]
     for f in corpus:
-        fast = run(f, *config)
-        assert_same(fast, run(f, *config, "--path=xdsl"))
-        ran_jaxlib += fast[0] == 0
-    assert ran_jaxlib >= len(corpus) // 2
+        fast, slow = run(f, *config), run(f, *config, "--path=xdsl")
+        assert_same(fast, slow)
+        ran_jaxlib += fast[0] == 0 and fast[1].startswith("module")  # jaxlib's spelling
+    assert ran_jaxlib >= len(corpus) * 3 // 4, (ran_jaxlib, len(corpus))
 
 
 def test_auto_picks_jaxlib_for_donation_passes(tmp_path: Path) -> None:
