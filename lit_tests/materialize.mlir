@@ -218,3 +218,24 @@ func.func public @self_hosted_removed(%b: tensor<4xf32> {jax.buffer_donor = true
 func.func public @self_hosted_still_returned(%b: tensor<4xf32> {jax.buffer_donor = true}) -> (tensor<4xf32>, tensor<4xf32>) {
   func.return %b, %b : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// M6 (campaign run 4): @inner returns its second argument, so %r#1 is %d's buffer; with %d
+// hosting result 0 (which XLA sees as %d itself, through the other call), materializing into
+// %d and then returning %r#1 was refused by one-shot bufferization ("cannot avoid RaW
+// conflict" on the call). Left unpaired, with the reason.
+// CHECK-LABEL: func.func public @shared_through_calls
+// CHECK-SAME:    (%{{.*}}: tensor<4xf32> {bufferization.writable = false}, %{{.*}}: tensor<4xf32> {bufferization.writable = false})
+// CHECK-NOT:     bufferization.materialize_in_destination
+// CHECK:         func.return
+// WARN: warning: donated argument (%arg0: tensor<4xf32>) is not reused: result 1 may return its buffer too, so bufferization cannot also materialize result 0 into it
+func.func public @shared_through_calls(%d: tensor<4xf32> {jax.buffer_donor = true}, %x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %r:2 = func.call @inner(%x, %d) : (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  %s:2 = func.call @inner(%d, %d) : (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  func.return %s#1, %r#1 : tensor<4xf32>, tensor<4xf32>
+}
+func.func private @inner(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0 = "stablehlo.add"(%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  func.return %0, %b : tensor<4xf32>, tensor<4xf32>
+}

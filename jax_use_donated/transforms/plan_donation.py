@@ -476,6 +476,40 @@ def _drop_overwritten_pairs(fn: FunctionModel, plan: DonationPlan, kept: bool,
                 verdict.result, verdict.reason = None, Reason.READ_AFTER_WRITE
                 verdict.message = verdict.message.split(" hosts result")[0] + (
                     f" is not reused: {why}")
+    _drop_shared_donors(fn, plan, live, kept, module)
+
+
+def _drop_shared_donors(fn: FunctionModel, plan: DonationPlan, live: Liveness, kept: bool,
+                        module: ModuleOp) -> None:
+    """Unpair a donor whose buffer another result may also return (through a call that
+    returns its argument, a view, a fold XLA would do): materializing into the donor and then
+    returning that alias is a read-after-write conflict one-shot bufferization refuses::
+
+        %r:2 = func.call @inner(%x, %d) ...   // @inner returns its second argument: %r#1 is %d
+        %m = bufferization.materialize_in_destination %y in %d ...
+        func.return %m, %r#1                   // refused upstream ("cannot avoid RaW conflict")
+    """
+    for d, k in sorted(plan.pairs.items()):
+        hosted = fn.results[k].value
+        other = next((r.index for r in fn.results if r.index != k and r.value != hosted
+                      and d in live.roots_of(r.value)), None)
+        if other is None:
+            continue
+        why = (f"result {other} may return its buffer too, so bufferization cannot also "
+               f"materialize result {k} into it")
+        if kept and fn.args[d].donation.alias_index == k:
+            raise fail(f"keep-existing-aliases: argument {fn.args[d].display_name} of "
+                       f"@{fn.name} aliases result {k}, but {why}", _anchor(fn), module)
+        del plan.pairs[d]
+        verdict = next(v for v in plan.verdicts if v.arg.index == d)
+        verdict.result, verdict.reason = None, Reason.RETURNED
+        verdict.message = verdict.message.split(" hosts result")[0] + f" is not reused: {why}"
+
+
+def _anchor(fn: FunctionModel) -> Operation:
+    anchor = fn.handle
+    assert isinstance(anchor, Operation)
+    return anchor
 
 
 def plan_materialize(func: FuncOp, module: ModuleOp, keep_existing_aliases: bool
