@@ -29,7 +29,7 @@
 
 // Warnings carry the user's source line (the innermost frame of the callsite location).
 // WARN: step.py:5:46: warning: donated argument 'x' (%arg0: tensor<4x4xf32>) is not reused: every result of its type is written before its last read; result 0 is produced by stablehlo.add at step.py:4:8 while stablehlo.multiply at step.py:5:46 still reads it
-// WARN: step.py:4:39: warning: donated argument 'y' (%arg1: tensor<4x4xf32>) is not reused: every result of its type is written before its last read; result 2 is produced by stablehlo.multiply at step.py:5:46 while stablehlo.compare at step.py:4:39 still reads it
+// WARN: step.py:4:8: warning: donated argument 'y' (%arg1: tensor<4x4xf32>) is not reused: every result of its type is written before its last read; result 2 is produced by stablehlo.multiply at step.py:5:46 while stablehlo.add at step.py:4:8 still reads it
 
 // jaxlib re-parses the output, locations included, with the constants intact.
 // JAXLIB-LABEL: func.func public @main

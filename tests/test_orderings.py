@@ -180,3 +180,19 @@ def test_catalogue_programs_have_no_disagreement(name: str) -> None:
                  for d in cell.disagreements}
            for key, cell in row.cells.items() if cell.disagreements}
     assert bad == {}
+
+
+def test_committed_single_device_argument_hosts_its_result() -> None:
+    """``device_put(x, device)`` gives ``@main`` an ``@empty_mesh`` sharding and the result
+    none; XLA aliases them copy-free, and so does the plan."""
+    x = jax.device_put(jnp.ones((8, 8)), jax.devices()[0])
+    lowered = jax.jit(lambda x: x * 2, donate_argnums=0).lower(x)
+    module = lowered.compiler_ir()
+    assert module is not None
+    main = module_function(module)
+    assert main is not None
+    fn = function_model(main)
+    assert fn.args[0].placement.sharding is not None
+    assert "@empty_mesh" in fn.args[0].placement.sharding
+    assert plan_donation(fn, "xla-cpu").pairs == {0: 0}
+    assert executable_truth(lowered.compile(), [0]).copy_free == {0: 0}

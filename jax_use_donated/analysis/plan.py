@@ -39,7 +39,7 @@ from jax_use_donated.analysis.liveness import (
     ProducedBy,
     ViewOfArg,
 )
-from jax_use_donated.analysis.model import Arg, DonationKind, FunctionModel, Op, Result
+from jax_use_donated.analysis.model import Arg, DonationKind, FunctionModel, Op, Placement, Result
 from jax_use_donated.analysis.orderings import Ordering, ordering_model
 from jax_use_donated.analysis.semantics import FUSING_CONSUMERS, is_elementwise
 
@@ -123,7 +123,16 @@ def compat_key(t: Arg | Result) -> tuple[str, object] | None:
     placement (sharding, memory kind, layout)."""
     if t.tensor is None:
         return None
-    return (t.tensor.text, t.placement)
+    return (t.tensor.text, single_device_placement(t.placement))
+
+
+def single_device_placement(p: Placement) -> Placement:
+    """``p`` with a sharding that places on one device unsplit dropped: a committed
+    single-device argument carries ``#sdy.sharding<@empty_mesh, [{}]>`` and its result none,
+    and XLA (one partition: no sharding to compare) aliases them copy-free."""
+    if p.sharding is not None and "@empty_mesh" in p.sharding:
+        return Placement(None, p.memory_kind, p.layout)
+    return p
 
 
 def jax_greedy_pairing(fn: FunctionModel) -> dict[int, int]:
@@ -250,7 +259,8 @@ class PairChecker:
             if self.model.xla and ops[p].name == "stablehlo.constant" and reads.positions:
                 return Blocker(k, None, ops[p], constant=True)
             other = self._overwritten_argument(p, writer.result)
-            if self.model.xla and other is not None and other != d and other in self.live.reads:
+            if (self.model.xla and other is not None and other != d and other in self.live.reads
+                    and p not in reads.positions):
                 return Blocker(k, None, ops[p], in_place_of=other)
             if self.kind == "dataflow":
                 return self._produced_blocker_bits(d, k, p, writer.result)
