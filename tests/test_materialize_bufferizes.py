@@ -114,7 +114,7 @@ def test_lit_inputs_are_rewritten_and_run() -> None:
             rewritten.add((param.id, function))
             if check_function(chunk, "mode=materialize", function, out).executed:
                 executed.add((param.id, function))
-    assert len(rewritten) >= 15, rewritten
+    assert len(rewritten) >= 18, rewritten
     assert {f for _, f in rewritten - executed} == {"repeated_alias"}, rewritten - executed
 
 
