@@ -339,6 +339,7 @@ def run_pipeline(module: Any, passes: Sequence[Any], explicit_locations: bool = 
         symbol_name,
     )
     from jax_use_donated.analysis.errors import DonationError
+    from jax_use_donated.analysis.orderings import ORDERING_NAMES, ordering_model
     from jax_use_donated.analysis.plan import plan_donation
     from jax_use_donated.diagnostics import collect_diagnostics
     from jax_use_donated.gc_pause import gc_paused
@@ -354,14 +355,18 @@ def run_pipeline(module: Any, passes: Sequence[Any], explicit_locations: bool = 
                 if p.mode != "alias" or p.remove_matched_outputs or (
                         p.xla_fallback and p.fusion_safe):
                     raise Unsupported(f"{p.name}: options the xDSL pass refuses")
-                ordering, keep, fusion = "dataflow", p.keep_existing_aliases, p.fusion_safe
+                if p.ordering != "auto" and p.ordering not in ORDERING_NAMES:
+                    raise Unsupported(f"{p.name}: unknown ordering")
+                ordering, keep, fusion = (p.effective_ordering, p.keep_existing_aliases,
+                                          p.fusion_safe)
             elif isinstance(p, JaxVerifyDonation):
-                if p.ordering not in ("dataflow", "program"):
+                if p.ordering not in ORDERING_NAMES:
                     raise Unsupported(f"{p.name}: unknown ordering")
                 ordering, keep, fusion = p.ordering, True, False
             else:
                 raise Unsupported(f"pass {p.name}")
-            adapter = ModuleAdapter(module.operation)
+            # As the xDSL pass: calls are inlined for XLA's orderings only.
+            adapter = ModuleAdapter(module.operation, inline=ordering_model(ordering).xla)
             for func in list(functions_with_donors(module)):
                 t0 = time.perf_counter()
                 try:
