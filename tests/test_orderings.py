@@ -110,6 +110,11 @@ def test_region_makes_the_backward_read_of_a_weight_free() -> None:
     assert plan_donation(fn, "xla-cpu-region").pairs == {0: 0}
 
 
+@pytest.mark.xfail(
+    tuple(int(x) for x in jax.__version__.split(".")[:2]) >= (0, 12), strict=True,
+    reason="known gap (issue 12): the XLA of jaxlib 0.12 no longer recomputes this bias add in "
+           "the loss fusion and aliases b copy-free under default copy insertion; the "
+           "duplication rule models jaxlib 0.10.2's XLA and still predicts a copy")
 def test_duplicated_bias_add_reads_the_bias_in_the_loss_fusion() -> None:
     """The logits' ``dot + b`` is recomputed in each fusion that uses it; the loss fusion,
     on which no update depends, then reads ``b`` after the update wrote it."""
