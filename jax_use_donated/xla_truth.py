@@ -77,6 +77,11 @@ class DonorTruth:
     """The output index its buffer hosts (``input_output_alias``)."""
     copies: list[CopyEvidence] = field(default_factory=list)
 
+    @property
+    def evidence(self) -> str:
+        """The copies counted against it, e.g. ``parameter copy %copy.1`` (``""``: none)."""
+        return ", ".join(f"{c.kind} copy %{c.instruction.name}" for c in self.copies)
+
     def describe(self) -> str:
         if self.outcome is Outcome.NOT_DONATED:
             return f"parameter {self.parameter}: not donated"

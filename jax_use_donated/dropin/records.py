@@ -250,9 +250,8 @@ class CallPlan:
             if t is None:
                 donations.append(x)
                 continue
-            evidence = ", ".join(f"{c.kind} copy %{c.instruction.name}" for c in t.copies)
             donations.append(dataclasses.replace(x, measured=t.outcome.value,
-                                                 evidence=evidence))
+                                                 evidence=t.evidence))
         return dataclasses.replace(self, donations=tuple(donations), measured=True)
 
     def without_truth(self) -> CallPlan:

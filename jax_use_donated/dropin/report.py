@@ -199,8 +199,7 @@ def report_of(record: LoweringRecord | None, name: str,
             jax_copy_free=jax_copy_free,
             jax_detail=jax_detail,
             measured=t.outcome.value if t is not None else None,
-            evidence=", ".join(f"{c.kind} copy %{c.instruction.name}" for c in t.copies)
-            if t is not None else "",
+            evidence=t.evidence if t is not None else "",
         ))
     for r in record.removed:
         report.rows.append(DonorRow(
