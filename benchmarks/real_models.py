@@ -66,6 +66,8 @@ COMPILES: dict[str, dict[str, Any]] = {"default": {}, "region": _region_option()
 B, D, H, C = 16, 32, 64, 10          # batch, input, hidden, classes
 V, E, T, L = 64, 32, 16, 2           # vocab, embedding, sequence, layers
 MICRO = 4                            # micro-batches of the accumulation step
+BIG_LM = {"layers": 6, "embed": 128, "vocab": 512, "heads": 4}   # the larger transformer
+BIG_TOKENS = (8, 64)                 # its batch and sequence
 
 
 def _ordering(options: dict[str, Any]) -> analysis.Ordering:
@@ -111,21 +113,30 @@ class NnxMLP(nnx.Module):
 
 
 class LinenBlock(nn.Module):
+    embed: int = E
+    heads: int = 2
+
     @nn.compact
     def __call__(self, x: jax.Array) -> jax.Array:
         mask = nn.make_causal_mask(jnp.ones(x.shape[:2]))
-        x = x + nn.SelfAttention(num_heads=2, qkv_features=E)(nn.LayerNorm()(x), mask=mask)
-        h = nn.Dense(2 * E)(nn.LayerNorm()(x))
-        return x + nn.Dense(E)(nn.gelu(h))
+        x = x + nn.SelfAttention(num_heads=self.heads, qkv_features=self.embed)(
+            nn.LayerNorm()(x), mask=mask)
+        h = nn.Dense(2 * self.embed)(nn.LayerNorm()(x))
+        return x + nn.Dense(self.embed)(nn.gelu(h))
 
 
 class LinenLM(nn.Module):
+    layers: int = L
+    embed: int = E
+    vocab: int = V
+    heads: int = 2
+
     @nn.compact
     def __call__(self, tokens: jax.Array) -> jax.Array:
-        x = nn.Embed(V, E)(tokens)
-        for _ in range(L):
-            x = LinenBlock()(x)
-        return nn.Dense(V)(nn.LayerNorm()(x))
+        x = nn.Embed(self.vocab, self.embed)(tokens)
+        for _ in range(self.layers):
+            x = LinenBlock(self.embed, self.heads)(x)
+        return nn.Dense(self.vocab)(nn.LayerNorm()(x))
 
 
 class NnxBlock(nnx.Module):
@@ -161,7 +172,7 @@ def _xent(logits: Any, y: jax.Array) -> jax.Array:
 
 
 def _lm_loss(logits: Any, tokens: jax.Array) -> jax.Array:
-    return _xent(logits[:, :-1].reshape(-1, V), tokens[:, 1:].reshape(-1))
+    return _xent(logits[:, :-1].reshape(-1, logits.shape[-1]), tokens[:, 1:].reshape(-1))
 
 
 # ------------------------------------------------------------------------------- variants
@@ -280,10 +291,13 @@ def _lm_tx() -> optax.GradientTransformation:
     return optax.chain(optax.clip_by_global_norm(1.0), optax.adamw(1e-3))
 
 
-def _linen_lm(reordered: bool) -> Callable[[bool], tuple[Any, tuple[Any, ...]]]:
+def _linen_lm(reordered: bool, big: bool = False
+              ) -> Callable[[bool], tuple[Any, tuple[Any, ...]]]:
     def make(nested: bool) -> tuple[Any, tuple[Any, ...]]:
-        model, tx = LinenLM(), _lm_tx()
-        tokens = _tokens()
+        model = LinenLM(**BIG_LM) if big else LinenLM()
+        tx = _lm_tx()
+        tokens = (jax.random.randint(_key(2), BIG_TOKENS, 0, BIG_LM["vocab"]) if big
+                  else _tokens())
         params = model.init(_key(), tokens)
         opt_state = tx.init(params)
 
@@ -471,6 +485,8 @@ VARIANTS: list[Variant] = [
     Variant("linen_lm", "linen", True, _linen_lm(False), "2-layer decoder, clip + adamw"),
     Variant("linen_lm_reordered", "linen", True, _linen_lm(True), "returns loss, state, params"),
     Variant("nnx_lm", "nnx", True, _nnx_lm, "2-layer decoder, clip + adamw, nnx.jit"),
+    Variant("linen_transformer", "linen", True, _linen_lm(False, big=True),
+            "6-layer decoder, width 128, vocab 512, 8x64 tokens, clip + adamw"),
     Variant("grad_accum", "linen", True, _grad_accum, "scan over 4 micro-batches"),
     Variant("ema_train", "linen", True, _ema_train, "adamw + EMA of params"),
     Variant("kv_decode", "jax", False, _kv_jax(False, False), "dynamic_update_slice cache"),
@@ -480,7 +496,7 @@ VARIANTS: list[Variant] = [
     Variant("kv_nnx", "nnx", False, _kv_nnx, "MultiHeadAttention(decode=True), nnx.jit"),
     Variant("ema_only", "optax", False, _ema_only, "incremental_update"),
 ]
-assert len(VARIANTS) == 18
+assert len(VARIANTS) == 19
 
 
 def catalogue_variants(n: int = 32) -> list[Variant]:
@@ -525,6 +541,12 @@ class Cell:
     copies: int
     """`` copy(`` in the executable's text minus those of the compile without aliasing."""
     evidence: dict[int, str] = field(default_factory=dict)
+    footprint: int = 0
+    """Bytes: arguments + outputs - aliased + temporaries (``memory_analysis()``)."""
+    compile_s: float = 0.0
+    """Process CPU seconds of XLA's compile."""
+    numbers_equal: bool = True
+    """The executable's outputs equal those of the compile without aliasing."""
 
     @property
     def disagreements(self) -> list[int]:
@@ -561,17 +583,80 @@ def _predict(fn: analysis.FunctionModel, ordering: analysis.Ordering,
             for a in fn.donors}
 
 
+def _inputs(compiled: Any, args: tuple[Any, ...]) -> list[jax.Array]:
+    """Fresh copies of the arguments' array leaves in the executable's own parameter order:
+    each parameter takes the next unused leaf of its shape and dtype (every compile of a row
+    gets the same inputs, so their outputs must agree whatever the wrapper's flattening)."""
+    pool: dict[tuple[Any, ...], list[jax.Array]] = {}
+    for leaf in jax.tree.leaves(args):
+        if isinstance(leaf, jax.Array):
+            pool.setdefault((leaf.shape, leaf.dtype), []).append(leaf)
+    taken: dict[tuple[Any, ...], int] = {}
+    out: list[jax.Array] = []
+    for aval in compiled._executable.in_avals:
+        key = (tuple(aval.shape), aval.dtype)
+        i = taken.get(key, 0)
+        taken[key] = i + 1
+        leaves = pool.get(key, [])
+        out.append(jnp.copy(leaves[i % len(leaves)]) if leaves
+                   else jnp.zeros(aval.shape, aval.dtype))
+    return out
+
+
+def _run(compiled: Any, args: tuple[Any, ...]) -> list[Any]:
+    """The executable's flat outputs on :func:`_inputs` (as numpy arrays)."""
+    import numpy as np
+
+    outs = compiled._executable.call(*_inputs(compiled, args))
+    return [np.asarray(jax.random.key_data(o) if jax.dtypes.issubdtype(
+        o.dtype, jax.dtypes.prng_key) else o) for o in outs]
+
+
+def _same(a: list[Any], b: list[Any]) -> bool:
+    import numpy as np
+
+    return len(a) == len(b) and all(
+        x.shape == y.shape and (np.allclose(x, y, rtol=1e-5, atol=1e-6, equal_nan=True)
+                                if x.dtype.kind in "fc" else np.array_equal(x, y))
+        for x, y in zip(a, b, strict=True))
+
+
+def _forget_executables() -> None:
+    """Empty JAX's in-memory executable cache, so that a compile whose module another cell
+    already compiled (the same pairs) is timed too."""
+    from jax._src.interpreters import pxla
+
+    clear = getattr(getattr(pxla, "_cached_compilation", None), "cache_clear", None)
+    if clear is not None:
+        clear()
+
+
+def _footprint(compiled: Any) -> int:
+    m = compiled.memory_analysis()
+    if m is None:
+        return 0
+    return int(m.argument_size_in_bytes + m.output_size_in_bytes - m.alias_size_in_bytes
+               + m.temp_size_in_bytes)
+
+
 def _measure(step: Any, args: tuple[Any, ...], pairs: dict[int, int], donors: list[int],
-             options: dict[str, Any], base: int) -> tuple[dict[int, Outcome], int, dict[int, str]]:
+             options: dict[str, Any], base: int, reference: list[Any]) -> Cell:
+    """Compile ``step`` with exactly ``pairs`` aliased and measure it (``predicted`` is left
+    empty for the caller)."""
     with _forced(pairs):
-        compiled = _lower(step, args).compile(compiler_options=options or None)
+        lowered = _lower(step, args)
+        _forget_executables()
+        t0 = time.process_time()
+        compiled = lowered.compile(compiler_options=options or None)
+        compile_s = time.process_time() - t0
     text = compiled.as_text()
     truth = read_truth(text, donors)
     assert truth.aliases == pairs, (truth.aliases, pairs)
     evidence = {p: "; ".join(f"{c.kind} %{c.instruction.name}" for c in t.copies)
                 for p, t in truth.donors.items() if t.copies}
-    return ({p: t.outcome for p, t in truth.donors.items() if p in donors},
-            text.count(" copy(") - base, evidence)
+    return Cell(pairs, {}, {p: t.outcome for p, t in truth.donors.items() if p in donors},
+                text.count(" copy(") - base, evidence, _footprint(compiled), compile_s,
+                _same(_run(compiled, args), reference))
 
 
 def run_variant(variant: Variant, nested: bool) -> Row:
@@ -591,18 +676,21 @@ def run_variant(variant: Variant, nested: bool) -> Row:
         donors = [a.index for a in fn.donors]
         calls = sum(op.name == "func.call" for op in function_model(main, inline=False).ops)
         cells: dict[tuple[str, str], Cell] = {}
+        reference: list[Any] = []
         for compile_name, options in COMPILES.items():
             ordering = _ordering(options)
             with _forced({}):
-                base = _lower(step, args).compile(
-                    compiler_options=options or None).as_text().count(" copy(")
+                unaliased = _lower(step, args).compile(compiler_options=options or None)
+            base = unaliased.as_text().count(" copy(")
+            if not reference:
+                reference = _run(unaliased, args)
             plan = analysis.plan_donation(fn, ordering)
             fallback = xla_fallback(plan, jax_pairs, set())
             ours = fallback.all_pairs(plan)
             for pairing, pairs in (("jax", jax_pairs), ("ours", ours)):
-                measured, copies, evidence = _measure(step, args, pairs, donors, options, base)
-                cells[pairing, compile_name] = Cell(pairs, _predict(fn, ordering, pairs),
-                                                    measured, copies, evidence)
+                cell = _measure(step, args, pairs, donors, options, base, reference)
+                cell.predicted = _predict(fn, ordering, pairs)
+                cells[pairing, compile_name] = cell
     names = {a.index: a.display_name for a in fn.donors}
     return Row(variant, nested, len(donors), calls, cells, names, time.perf_counter() - t0)
 
@@ -643,6 +731,27 @@ def markdown(rows: list[Row], elapsed: float) -> str:
     total = {k: sum(len(r.cells[k].disagreements) for r in rows) for k in KEYS}
     lines += ["", f"Disagreements: {sum(total.values())} "
               f"({', '.join(f'{p} {c}: {n}' for (p, c), n in total.items())}).", ""]
+    lines += [
+        "## Footprint, compile time, numbers",
+        "",
+        "Per compile: footprint in MiB (`memory_analysis()`: arguments + outputs - aliased + "
+        "temporaries) / XLA compile in CPU seconds. The columns are, in order, `jax.jit`; "
+        "`jax_use_donated.jit(region_analysis=False)`; `jax.jit` with region analysis; "
+        "`jax_use_donated.jit` as it compiles by default on CPU (our pairing, region "
+        "analysis). **numbers**: every compile's outputs equal those of the compile without "
+        "aliasing, on the same inputs.",
+        "",
+        "| variant | form | jax default | ours, option off | jax region | ours (default) "
+        "| numbers |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        cells = " | ".join(f"{r.cells[k].footprint / 2**20:.3f} / {r.cells[k].compile_s:.2f}"
+                           for k in KEYS)
+        same = all(c.numbers_equal for c in r.cells.values())
+        lines.append(f"| {r.variant.name} | {'nested' if r.nested else 'flat'} | {cells} "
+                     f"| {'equal' if same else '**differ**'} |")
+    lines.append("")
     lines.append("## Disagreements")
     lines.append("")
     any_bad = False
@@ -668,6 +777,37 @@ def markdown(rows: list[Row], elapsed: float) -> str:
 
 def total_disagreements(rows: list[Row]) -> int:
     return sum(len(c.disagreements) for r in rows for c in r.cells.values())
+
+
+def chart(rows: list[Row], path: Path) -> None:
+    """Copies of donated buffers (XLA copies beyond the no-aliasing compile, at least 0) and
+    footprint per flat variant, the four compiles side by side."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    flat = [r for r in rows if not r.nested]
+    labels = ["jax default", "ours, option off", "jax region", "ours (default)"]
+    fig, axes = plt.subplots(2, 1, figsize=(12, 7), sharex=True)
+    width = 0.2
+    xs = range(len(flat))
+    for i, k in enumerate(KEYS):
+        offset = [x + (i - 1.5) * width for x in xs]
+        axes[0].bar(offset, [max(r.cells[k].copies, 0) for r in flat], width, label=labels[i])
+        axes[1].bar(offset, [r.cells[k].footprint / r.cells["jax", "default"].footprint
+                             if r.cells["jax", "default"].footprint else 0 for r in flat],
+                    width, label=labels[i])
+    axes[0].set_ylabel("copies of donated buffers")
+    axes[0].legend(ncol=4, fontsize=8)
+    axes[1].set_ylabel("footprint / jax default")
+    axes[1].set_ylim(0.5, 1.1)
+    axes[1].set_xticks(list(xs), [r.variant.name for r in flat], rotation=60, ha="right",
+                       fontsize=8)
+    fig.suptitle(f"Real train steps on XLA:{jax.default_backend().upper()} "
+                 f"(python benchmarks/real_models.py, jax {jax.__version__})")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -708,6 +848,14 @@ def main(argv: list[str] | None = None) -> int:
     if out is not None:
         Path(out).write_text(text)
         print(f"wrote {out}")
+        png = Path(out).with_suffix(".png")
+        chart(rows, png)
+        print(f"wrote {png}")
+    differ = [f"{r.variant.name} ({'nested' if r.nested else 'flat'})" for r in rows
+              if not all(c.numbers_equal for c in r.cells.values())]
+    if differ:
+        print(f"numbers differ: {', '.join(differ)}")
+        return 1
     return 0
 
 

@@ -56,14 +56,29 @@ def test_measured_outcomes_of_jax_s_own_pairing_show_its_copies() -> None:
 
 
 def test_a_donor_keeping_jax_s_copying_pair_is_measured_as_copied() -> None:
-    """``a`` is read by ``a * 2`` after ``a + 1`` could overwrite it: no copy-free pair, so it
-    keeps JAX's pair (the buffer is still donated) and XLA copies it, as predicted."""
+    """Under XLA's default copy insertion ``a`` is read by ``a * 2`` after ``a + 1`` could
+    overwrite it: no copy-free pair, so it keeps JAX's pair (the buffer is still donated) and
+    XLA copies it, as predicted."""
     with pytest.warns(DonationWarning, match="keeps JAX's pairing with result 0"):
-        plan = jud.jit(fan_out, donate_argnums=0).plan(X)
+        plan = jud.jit(fan_out, donate_argnums=0, region_analysis=False).plan(X)
     (d,) = plan.donations
     assert (d.status, d.predicted, d.measured) == ("copied", "copied", "copied")
     assert "parameter copy" in d.evidence
     assert not d.disagrees
+
+
+def test_by_default_the_fan_out_donor_is_reused_copy_free() -> None:
+    """The drop-in's default compile (region analysis on XLA:CPU) orders ``a * 2`` before
+    ``a + 1`` overwrites ``a``: no copy, as predicted, and the numbers are JAX's."""
+    step = jud.jit(fan_out, donate_argnums=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DonationWarning)
+        plan = step.plan(X)
+        out = step(jnp.full((64, 64), 3.0))
+    (d,) = plan.donations
+    assert (d.status, d.predicted, d.measured) == ("reused", "copy-free", "copy-free")
+    assert step.records[-1].plan.ordering == "xla-cpu-region"
+    assert float(out[0][0, 0]) == 4.0 and float(out[1][0, 0]) == 6.0
 
 
 def test_explain_has_a_measured_column() -> None:
@@ -117,6 +132,7 @@ def test_region_analysis_is_added_on_cpu_and_the_user_s_setting_wins() -> None:
 
     assert REGION not in _compile_options(
         jud.jit(f, donate_argnums=(0, 1), region_analysis=False).lower(X, Y))
+    assert _compile_options(jud.jit(f, donate_argnums=(0, 1)).lower(X, Y))[REGION] is True
     on = jud.jit(f, donate_argnums=(0, 1), region_analysis=True)
     assert _compile_options(on.lower(X, Y))[REGION] is True
     user = jud.jit(f, donate_argnums=(0, 1), region_analysis=True,
@@ -136,7 +152,29 @@ def test_xla_flags_count_as_the_user_s_options(monkeypatch: pytest.MonkeyPatch) 
     assert planner.planner_compiler_options(text, ("cpu",), flags) == {}
     assert planner.planner_compiler_options(text, ("cpu",), {}) == {REGION: True}
     assert planner.planner_compiler_options(text, ("cuda",), {}) == {}
-    assert planner.planner_compiler_options(jud.PlannerOptions().encode(), ("cpu",), {}) == {}
+    assert planner.planner_compiler_options(text, ("cpu",), {}, devices=4) == {}
+    assert planner.planner_compiler_options(jud.PlannerOptions().encode(), ("cpu",), {}) == {
+        REGION: True}
+    off = jud.PlannerOptions(region_analysis=False).encode()
+    assert planner.planner_compiler_options(off, ("cpu",), {}) == {}
+
+
+def test_device_count_reads_the_shardings_and_the_mesh() -> None:
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+    from jax_use_donated.dropin.jax_internals import _device_count
+
+    one = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+    mesh = Mesh(jax.devices()[:1], ("x",))
+    assert _device_count({}) == 1
+    assert _device_count({"in_shardings": (one,), "out_shardings": (object(),)}) == 1
+    assert _device_count({"in_shardings": (NamedSharding(mesh, PartitionSpec()),),
+                          "context_mesh": mesh}) == 1
+
+    class Wide:
+        num_devices = 4
+
+    assert _device_count({"in_shardings": (one, Wide()), "out_shardings": ()}) == 4
 
 
 def _mlp_step(w1: jax.Array, w2: jax.Array, x: jax.Array) -> tuple[jax.Array, jax.Array]:
@@ -158,8 +196,8 @@ def test_the_plan_follows_the_backend_s_copy_insertion() -> None:
     region analysis XLA orders that read first, and the plan reuses ``w2`` copy-free. Both
     predictions are what the executables do."""
     with pytest.warns(DonationWarning, match="w2"):
-        default = jud.jit(_mlp_step, donate_argnums=(0, 1)).plan(*MLP_ARGS)
-    region_jit = jud.jit(_mlp_step, donate_argnums=(0, 1), region_analysis=True)
+        default = jud.jit(_mlp_step, donate_argnums=(0, 1), region_analysis=False).plan(*MLP_ARGS)
+    region_jit = jud.jit(_mlp_step, donate_argnums=(0, 1))
     with warnings.catch_warnings():
         warnings.simplefilter("error", DonationWarning)
         region = region_jit.plan(*MLP_ARGS)

@@ -171,8 +171,10 @@ def jit(fun: Callable[..., Any] = _UNSET, /, *, strict: bool = False,
     still reuse them by size. ``verify_executable=True`` also reads each compiled executable:
     its ``input_output_alias`` must equal the plan, and every donor's measured outcome goes
     into ``last_plan`` (a prediction the executable contradicts gets a warning).
-    ``region_analysis`` (XLA:CPU): compile with XLA's region-analysis copy insertion, which
-    orders independent reads before an in-place write instead of copying, and plan for it.
+    ``region_analysis`` (XLA:CPU, on by default): compile with XLA's region-analysis copy
+    insertion, which orders independent reads before an in-place write instead of copying,
+    and plan for it; ``region_analysis=False``, or the option set in the user's
+    ``compiler_options`` or ``XLA_FLAGS``, keeps XLA's setting.
     """
     options = PlannerOptions(strict=strict, keep_unpaired_donors=keep_unpaired_donors,
                              verify_executable=verify_executable, warn=warn,

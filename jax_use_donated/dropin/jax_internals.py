@@ -113,9 +113,10 @@ CompiledCallback = Callable[[Any, Any], None]
 ComputationCallback = Callable[[str, Any], None]
 """``(planner options text, lowered module)`` after each planned top-level lowering, cached
 or not (to notice a lowering the planner did not see)."""
-OptionsCallback = Callable[[str, tuple[str, ...], dict[str, Any]], dict[str, Any]]
-"""``(planner options text, platforms, compiler options) -> options to add`` before a planned
-top-level lowering (the planner's own XLA options; they enter JAX's cache keys with the rest)."""
+OptionsCallback = Callable[[str, tuple[str, ...], dict[str, Any], int], dict[str, Any]]
+"""``(planner options text, platforms, compiler options, devices) -> options to add`` before a
+planned top-level lowering (the planner's own XLA options; they enter JAX's cache keys with the
+rest). ``devices``: how many devices the program's shardings span (1 without any)."""
 
 
 @dataclass(frozen=True)
@@ -198,6 +199,22 @@ def planner_state() -> Any:
                 "jit lowering ('' = off). Set with jax_use_donated.install() / enabled().",
                 include_in_jit_key=True, include_in_trace_context=True)
     return _PLANNER_STATE
+
+
+def _device_count(arguments: dict[str, Any]) -> int:
+    """The most devices any input or output sharding of a ``lower_sharding_computation`` call
+    spans, or its concrete context mesh (1 when nothing says more)."""
+    count = 1
+    for s in (*tuple(arguments.get("in_shardings") or ()),
+              *tuple(arguments.get("out_shardings") or ())):
+        n = getattr(s, "num_devices", None)
+        if isinstance(n, int):
+            count = max(count, n)
+    devices = getattr(arguments.get("context_mesh"), "devices", None)
+    size = getattr(devices, "size", None)
+    if isinstance(size, int):
+        count = max(count, size)
+    return count
 
 
 def install(on_lowered: LoweredCallback, on_compiled: CompiledCallback,
@@ -292,7 +309,8 @@ def _install(on_lowered: LoweredCallback, on_compiled: CompiledCallback,
             donation=str(text))
         user = {**xla_flags(), **dict(a["compiler_options_kvs"] or ())}
         platforms = tuple(a.get("lowering_platforms") or (jax.default_backend(),))
-        extra = add_options(str(text), platforms, user) if add_options is not None else {}
+        extra = (add_options(str(text), platforms, user, _device_count(a))
+                 if add_options is not None else {})
         if extra:
             a["compiler_options_kvs"] = (*tuple(a["compiler_options_kvs"] or ()),
                                          *extra.items())

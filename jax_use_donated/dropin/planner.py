@@ -100,14 +100,20 @@ REGION_ANALYSIS_CPU = "xla_cpu_copy_insertion_use_region_analysis"
 
 
 def planner_compiler_options(options_text: str, platforms: tuple[str, ...],
-                             given: dict[str, Any]) -> dict[str, Any]:
+                             given: dict[str, Any], devices: int = 1) -> dict[str, Any]:
     """XLA options the planner adds to a planned lowering: region analysis on XLA:CPU when
-    asked for (``region_analysis``) and neither the user's options nor ``XLA_FLAGS`` set it."""
+    asked for (``region_analysis``), the program runs on one device, and neither the user's
+    options nor ``XLA_FLAGS`` set it.
+
+    One device only: on SPMD-partitioned programs (several host devices) region analysis was
+    measured to keep copies the ordering model calls removable and to cost a copy or
+    temporary bytes over ``jax.jit`` (``tests/test_jit_sharded.py``, the sharded fuzz), so
+    those compile, and plan, with XLA's default copy insertion."""
     try:
         options = PlannerOptions.decode(options_text)
     except OptionsError:
         return {}
-    if (options.region_analysis and options.forced_pairs is None
+    if (options.region_analysis and options.forced_pairs is None and devices == 1
             and tuple(platforms) == ("cpu",) and REGION_ANALYSIS_CPU not in given):
         return {REGION_ANALYSIS_CPU: True}
     return {}
