@@ -507,6 +507,15 @@ class LazyEdges(Mapping[int, list[int]]):
         there is none, ``d``'s full lists are stored on the way (the matching asks next)."""
         return self._scan(d, taken)
 
+    def ban(self, d: int, k: int) -> None:
+        """Drop the pair ``d -> k`` (the checker has banned it): the lists stay those a fresh
+        scan would build."""
+        self._single[d, k] = False
+        if d in self.full and k in self.full[d]:
+            self.full[d].remove(k)
+            now = set(self.blocked[d]) | {k}
+            self.blocked[d] = [c for c in self.candidates if c in now]
+
     def is_edge(self, d: int, k: int) -> bool:
         if d in self.full:
             return k in self.full[d]
@@ -589,21 +598,34 @@ def plan_donation(
         if res.index not in taken:
             results_by_key.setdefault(compat_key(res), []).append(res.index)
 
+    lazy = {key: LazyEdges(checker, results_by_key.get(key, []) if key is not None else [],
+                           preferred)
+            for key in classes}
+    class_of = {d: key for key, donors in classes.items() for d in donors}
+    matched: dict[object, dict[int, int]] = {}
+    blocked: dict[int, list[int]] = {}
+    stale = set(classes)
     while True:
-        pairs = dict(fixed)
-        blocked: dict[int, list[int]] = {}
-        for key, donors in classes.items():
-            candidates = results_by_key.get(key, []) if key is not None else []
-            edges = LazyEdges(checker, candidates, preferred)
-            pairs.update(max_matching(donors, edges, preferred, edges.is_edge))
+        for key in stale:
+            donors, edges = classes[key], lazy[key]
+            matched[key] = max_matching(donors, edges, preferred, edges.is_edge)
             for d in donors:
-                if d not in pairs:
+                blocked.pop(d, None)
+                if d not in matched[key]:
                     edges[d]  # every candidate checked: the verdict needs them all
                     blocked[d] = edges.blocked[d]
+        pairs = dict(fixed)
+        for key in classes:
+            pairs.update(matched[key])
         rejected = [dk for dk in consistent_pairs(checker, pairs) if dk[0] not in fixed]
         if not rejected:
             break
-        checker.banned.update(rejected)  # and match again without them
+        # Match again without them: only the classes of the rejected donors change (the
+        # matching of a class depends on its own edges only).
+        checker.banned.update(rejected)
+        for d, k in rejected:
+            lazy[class_of[d]].ban(d, k)
+        stale = {class_of[d] for d, _ in rejected}
 
     verdicts = [
         _verdict(fn, live, checker, arg, pairs, blocked.get(arg.index, []), results_by_key,
@@ -629,6 +651,8 @@ def consistent_pairs(checker: PairChecker, pairs: Mapping[int, int]) -> list[tup
         return []
     live = checker.live
     edges: set[tuple[int, int]] = set()
+    by_source: dict[int, set[int]] = {}
+    """The accepted control edges, source read -> the writers it must precede."""
     rejected: list[tuple[int, int]] = []
     for d in sorted(pairs):
         k = pairs[d]
@@ -640,40 +664,37 @@ def consistent_pairs(checker: PairChecker, pairs: Mapping[int, int]) -> list[tup
                if u != p and not checker.data_precedes(u, p)}
         if not new or new <= edges:
             continue
-        if _has_cycle(checker, edges | new):
+        if _closes_cycle(checker, by_source, p, {u for u, _ in new}):
             rejected.append((d, k))
         else:
             edges |= new
+            for u, _ in new:
+                by_source.setdefault(u, set()).add(p)
     return rejected
 
 
-def _has_cycle(checker: PairChecker, edges: set[tuple[int, int]]) -> bool:
-    """Whether the ordering edges plus data dependence among their endpoints have a cycle."""
-    nodes = sorted({x for e in edges for x in e})
-    succ: dict[int, set[int]] = {x: set() for x in nodes}
-    for x, y in edges:
-        succ[x].add(y)
-    for x in nodes:
-        for y in nodes:
-            if x != y and checker.data_precedes(x, y):
-                succ[x].add(y)
-    state: dict[int, int] = {}
-    for start in nodes:
-        if start in state:
-            continue
-        stack: list[tuple[int, Iterator[int]]] = [(start, iter(succ[start]))]
-        state[start] = 1
-        while stack:
-            x, it = stack[-1]
-            nxt = next(it, None)
-            if nxt is None:
-                state[x] = 2
-                stack.pop()
-            elif state.get(nxt) == 1:
-                return True
-            elif nxt not in state:
-                state[nxt] = 1
-                stack.append((nxt, iter(succ[nxt])))
+def _closes_cycle(checker: PairChecker, by_source: dict[int, set[int]], p: int,
+                  reads: set[int]) -> bool:
+    """Whether control edges ``u -> p`` (``u`` in ``reads``) close a cycle with data
+    dependence and the accepted edges ``by_source``, which have none: every new edge enters
+    ``p``, so a cycle is a path from ``p`` back to one of the ``reads``. The search visits
+    only ``p`` and the writers that accepted edges enter (a data path between them is one
+    ancestor-bit test)."""
+    def follows(z: int, x: int) -> bool:
+        return z == x or checker.data_precedes(z, x)
+
+    seen = {p}
+    stack = [p]
+    while stack:
+        z = stack.pop()
+        if any(follows(z, u) for u in reads):
+            return True
+        for x, targets in by_source.items():
+            if follows(z, x):
+                for y in targets:
+                    if y not in seen:
+                        seen.add(y)
+                        stack.append(y)
     return False
 
 
