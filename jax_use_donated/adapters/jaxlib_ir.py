@@ -34,6 +34,7 @@ from typing import Any
 
 from jaxlib.mlir import ir  # the module jax._src.lib.mlir re-exports
 
+from jax_use_donated.analysis.cse import canonical_op_text, merge_identical_ops
 from jax_use_donated.analysis.errors import (
     ALIASING_OUTPUT,
     BUFFER_DONOR,
@@ -211,6 +212,16 @@ def _dict_list(func_op: ir.Operation, name: str, count: int) -> list[ir.DictAttr
     return [array[i] for i in range(len(array))]  # type: ignore[index]
 
 
+def attribute_key(op: Op) -> str | None:
+    """``op`` printed on its own (generic form, no locations: its name, attributes, regions
+    and types; outside values print alike), for XLA's CSE (:mod:`.analysis.cse`), which
+    compares called computations too; ``None`` without an IR handle."""
+    operation = getattr(op.handle, "operation", op.handle)
+    if not isinstance(operation, ir.Operation):
+        return None
+    return canonical_op_text(operation.get_asm(print_generic_op_form=True))
+
+
 def symbol_name(func_op: ir.Operation) -> str:
     return ir.StringAttr(func_op.attributes["sym_name"]).value
 
@@ -352,8 +363,10 @@ class ModuleAdapter:
             )
 
         fn = self._block_model(name, block, values, value_types, args, res_dicts, func_op)
-        if (self.inline if inline is None else inline) and has_calls(fn):
-            fn = inline_calls(fn, self.callee_model)
+        if self.inline if inline is None else inline:
+            if has_calls(fn):
+                fn = inline_calls(fn, self.callee_model)
+            fn = merge_identical_ops(fn, attribute_key)
         return fn
 
     def callee_model(self, callee: str) -> FunctionModel | None:

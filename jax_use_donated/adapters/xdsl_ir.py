@@ -40,6 +40,7 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
+from jax_use_donated.analysis.cse import canonical_op_text, merge_identical_ops
 from jax_use_donated.analysis.errors import (
     ALIASING_OUTPUT,
     BUFFER_DONOR,
@@ -424,9 +425,21 @@ def build_function_model(
 
     fn = _block_model(name, block, ids, args, symbols, func.res_attrs,
                       source_loc(func.location), func)
-    if inline and has_calls(fn):
-        fn = inline_calls(fn, symbols.callee_model)
+    if inline:
+        if has_calls(fn):
+            fn = inline_calls(fn, symbols.callee_model)
+        fn = merge_identical_ops(fn, attribute_key)
     return fn
+
+
+def attribute_key(op: Op) -> str | None:
+    """``op`` printed on its own (its name, properties, attributes, regions and types), for
+    XLA's CSE (:mod:`.analysis.cse`), which compares called computations too; ``None``
+    without an IR handle. Only ops whose operands the model found equal are compared."""
+    handle = op.handle
+    if not isinstance(handle, Operation):
+        return None
+    return canonical_op_text(str(handle))
 
 
 def _block_model(name: str, block: Block, ids: dict[SSAValue, ValueId], args: list[Arg],
