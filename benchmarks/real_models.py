@@ -66,7 +66,7 @@ COMPILES: dict[str, dict[str, Any]] = {"default": {}, "region": _region_option()
 B, D, H, C = 16, 32, 64, 10          # batch, input, hidden, classes
 V, E, T, L = 64, 32, 16, 2           # vocab, embedding, sequence, layers
 MICRO = 4                            # micro-batches of the accumulation step
-BIG_LM = {"layers": 6, "embed": 128, "vocab": 512, "heads": 4}   # the larger transformer
+BIG_LAYERS, BIG_EMBED, BIG_VOCAB, BIG_HEADS = 6, 128, 512, 4    # the larger transformer
 BIG_TOKENS = (8, 64)                 # its batch and sequence
 
 
@@ -294,9 +294,10 @@ def _lm_tx() -> optax.GradientTransformation:
 def _linen_lm(reordered: bool, big: bool = False
               ) -> Callable[[bool], tuple[Any, tuple[Any, ...]]]:
     def make(nested: bool) -> tuple[Any, tuple[Any, ...]]:
-        model = LinenLM(**BIG_LM) if big else LinenLM()
+        model = (LinenLM(layers=BIG_LAYERS, embed=BIG_EMBED, vocab=BIG_VOCAB, heads=BIG_HEADS)
+                 if big else LinenLM())
         tx = _lm_tx()
-        tokens = (jax.random.randint(_key(2), BIG_TOKENS, 0, BIG_LM["vocab"]) if big
+        tokens = (jax.random.randint(_key(2), BIG_TOKENS, 0, BIG_VOCAB) if big
                   else _tokens())
         params = model.init(_key(), tokens)
         opt_state = tx.init(params)
@@ -608,7 +609,7 @@ def _run(compiled: Any, args: tuple[Any, ...]) -> list[Any]:
     import numpy as np
 
     outs = compiled._executable.call(*_inputs(compiled, args))
-    return [np.asarray(jax.random.key_data(o) if jax.dtypes.issubdtype(
+    return [np.asarray(jax.random.key_data(o) if jnp.issubdtype(
         o.dtype, jax.dtypes.prng_key) else o) for o in outs]
 
 

@@ -127,7 +127,9 @@ def _model(fun: Any, args: tuple[Any, ...], donate: tuple[int, ...]) -> Function
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         lowered = jax.jit(fun, donate_argnums=donate).lower(*args)
-    main = module_function(lowered.compiler_ir())
+    module = lowered.compiler_ir()
+    assert module is not None
+    main = module_function(module)
     assert main is not None
     return function_model(main)
 

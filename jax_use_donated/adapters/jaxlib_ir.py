@@ -219,7 +219,7 @@ def attribute_key(op: Op) -> str | None:
     operation = getattr(op.handle, "operation", op.handle)
     if not isinstance(operation, ir.Operation):
         return None
-    return canonical_op_text(operation.get_asm(print_generic_op_form=True))
+    return canonical_op_text(str(operation.get_asm(print_generic_op_form=True)))
 
 
 def symbol_name(func_op: ir.Operation) -> str:
