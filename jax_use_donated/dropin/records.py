@@ -206,7 +206,7 @@ class LeafDonation:
     @property
     def predicted(self) -> str | None:
         """The outcome the plan predicts (``None``: XLA decides, for a buffer donor)."""
-        return _PREDICTED.get(self.status)
+        return PREDICTED_OUTCOME.get(self.status)
 
     @property
     def disagrees(self) -> bool:
@@ -215,8 +215,12 @@ class LeafDonation:
                 and self.measured != self.predicted)
 
 
-_PREDICTED: dict[str, str] = {"reused": "copy-free", "copied": "copied",
-                              "not reused": "not donated"}
+PREDICTED_OUTCOME: dict[str, str] = {"reused": "copy-free", "copied": "copied",
+                                     "reused with a copy": "copied",
+                                     "not reused": "not donated"}
+"""A plan status (the plan's ``copied``, the explain table's ``reused with a copy``) -> the
+outcome it predicts in the executable (:class:`jax_use_donated.xla_truth.Outcome` values);
+buffer donors (XLA decides) have none."""
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from jax_use_donated.analysis.errors import ALIASING_OUTPUT, BUFFER_DONOR
 from jax_use_donated.analysis.liveness import Liveness
 from jax_use_donated.analysis.orderings import ordering_model
 from jax_use_donated.analysis.plan import PairChecker, Reason, _blocker_text
-from jax_use_donated.dropin.records import LoweringRecord
+from jax_use_donated.dropin.records import PREDICTED_OUTCOME, LoweringRecord
 from jax_use_donated.xla_truth import ExecutableTruth
 
 
@@ -58,8 +58,7 @@ class DonorRow:
 
     @property
     def predicted(self) -> str | None:
-        return {"reused": "copy-free", "reused with a copy": "copied",
-                "not reused": "not donated"}.get(self.status)
+        return PREDICTED_OUTCOME.get(self.status)
 
     @property
     def disagrees(self) -> bool:
