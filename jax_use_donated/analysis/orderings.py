@@ -84,14 +84,23 @@ def _truthy(value: object) -> bool:
     return bool(value)
 
 
+def parse_xla_flags(text: str) -> dict[str, object]:
+    """The options an ``XLA_FLAGS`` text sets (``--name=value`` -> ``{name: value}``;
+    ``true``/``false`` read as booleans, a bare ``--name`` as ``True``)."""
+    out: dict[str, object] = {}
+    for item in text.split():
+        if not item.startswith("--"):
+            continue
+        name, sep, value = item[2:].partition("=")
+        low = value.lower()
+        out[name] = (True if not sep or low == "true" else False if low == "false" else value)
+    return out
+
+
 def _flag(options: Mapping[str, object], xla_flags: str | None, name: str) -> bool:
     if name in options:
         return _truthy(options[name])
-    for item in (xla_flags or "").split():
-        key, _, value = item.lstrip("-").partition("=")
-        if key == name:
-            return _truthy(value or "true")
-    return False
+    return _truthy(parse_xla_flags(xla_flags or "").get(name, False))
 
 
 def ordering_for(platform: str, compiler_options: Mapping[str, object] | None = None,

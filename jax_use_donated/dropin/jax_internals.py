@@ -40,6 +40,8 @@ from typing import Any, cast
 
 import jax
 
+from jax_use_donated.analysis.orderings import parse_xla_flags
+
 MARKER = "jax_use_donated_plan"
 """The compiler option that carries a drop-in's planner options (never reaches XLA)."""
 
@@ -387,14 +389,7 @@ def default_platform() -> str:
 def xla_flags() -> dict[str, Any]:
     """The options ``XLA_FLAGS`` sets (``--name=value`` -> ``{name: value}``; ``true``/``false``
     read as booleans, a bare ``--name`` as ``True``), which XLA applies to every compile."""
-    out: dict[str, Any] = {}
-    for item in os.environ.get("XLA_FLAGS", "").split():
-        if not item.startswith("--"):
-            continue
-        name, sep, value = item[2:].partition("=")
-        low = value.lower()
-        out[name] = (True if not sep or low == "true" else False if low == "false" else value)
-    return out
+    return parse_xla_flags(os.environ.get("XLA_FLAGS", ""))
 
 
 def _planned_parameters_class(base: type) -> type:
