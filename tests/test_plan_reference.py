@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from hypothesis import given, settings
@@ -22,13 +22,13 @@ from hypothesis import strategies as st
 from jax_use_donated.analysis.errors import DonationError
 from jax_use_donated.analysis.liveness import Liveness
 from jax_use_donated.analysis.model import Donation, DonationKind, FunctionModel, TensorInfo
-from jax_use_donated.analysis.orderings import ORDERINGS, ordering_model
+from jax_use_donated.analysis.orderings import ORDERINGS, Ordering, ordering_model
 from jax_use_donated.analysis.plan import DonationPlan, PairChecker, plan_donation, predict_pairing
 from tests.model_builder import FnBuilder, tensor
 from tests.reference import bitset_liveness, bitset_plan
 
 ROOT = Path(__file__).resolve().parent.parent
-ORDERING_NAMES = sorted(ORDERINGS)
+ORDERING_NAMES: list[Ordering] = [cast("Ordering", o) for o in sorted(ORDERINGS)]
 VEC, MAT = tensor("4"), tensor("2x2")
 
 UNARY = ["stablehlo.negate", "stablehlo.exponential", "stablehlo.broadcast_in_dim",
@@ -49,14 +49,14 @@ def summary(plan: DonationPlan) -> tuple[Any, ...]:
         for v in plan.verdicts])
 
 
-def outcome(planner: Any, fn: FunctionModel, ordering: str, keep: bool, fusion: bool) -> Any:
+def outcome(planner: Any, fn: FunctionModel, ordering: Ordering, keep: bool, fusion: bool) -> Any:
     try:
         return summary(planner(fn, ordering, keep, fusion))
     except DonationError as err:
         return ("error", err.message)
 
 
-def assert_same_plans(fn: FunctionModel, orderings: list[str] = ORDERING_NAMES,
+def assert_same_plans(fn: FunctionModel, orderings: list[Ordering] = ORDERING_NAMES,
                       keep: tuple[bool, ...] = (False, True),
                       fusion: tuple[bool, ...] = (False, True)) -> None:
     for ordering in orderings:
@@ -67,7 +67,7 @@ def assert_same_plans(fn: FunctionModel, orderings: list[str] = ORDERING_NAMES,
                 assert new == old, (ordering, k, f)
 
 
-def assert_same_dependence(fn: FunctionModel, ordering: str) -> None:
+def assert_same_dependence(fn: FunctionModel, ordering: Ordering) -> None:
     """``depends`` and the checker's read order against the reference's ancestor bitsets."""
     xla = ordering_model(ordering).xla
     live = Liveness(fn, fusion_duplication=xla)
@@ -140,20 +140,20 @@ def test_random_models_plan_identically(fn: FunctionModel) -> None:
 
 @settings(max_examples=150, deadline=None)
 @given(models(max_ops=20), st.sampled_from(ORDERING_NAMES))
-def test_random_models_depend_identically(fn: FunctionModel, ordering: str) -> None:
+def test_random_models_depend_identically(fn: FunctionModel, ordering: Ordering) -> None:
     assert_same_dependence(fn, ordering)
 
 
 @settings(max_examples=200, deadline=None)
 @given(models(), st.sampled_from(ORDERING_NAMES), st.data())
-def test_random_models_predict_identically(fn: FunctionModel, ordering: str,
+def test_random_models_predict_identically(fn: FunctionModel, ordering: Ordering,
                                            data: st.DataObject) -> None:
     donors = [a.index for a in fn.donors]
     results = st.integers(0, len(fn.results) - 1)
     pairs = data.draw(st.dictionaries(st.sampled_from(donors), results) if donors
                       else st.just({}))
     assert predict_pairing(fn, ordering, pairs) == bitset_plan.predict_pairing(
-        fn, ordering, pairs)  # type: ignore[arg-type]
+        fn, ordering, pairs)
 
 
 _ALIVE: list[Any] = []
@@ -215,7 +215,7 @@ def test_lit_inputs_plan_identically() -> None:
     (3, ORDERING_NAMES),
     (40, ["xla-cpu", "xla-gpu", "program"]),  # the region orderings' cycle check is slow
 ])
-def test_mlp_adam_step_plans_identically(layers: int, orderings: list[str]) -> None:
+def test_mlp_adam_step_plans_identically(layers: int, orderings: list[Ordering]) -> None:
     from benchmarks.jax_modules import lower
 
     fn = next(_jaxlib_models(lower(layers)))

@@ -240,7 +240,7 @@ class PairChecker:
             writer = self.live.writers[k]
             op = self.fn.ops[writer.op] if isinstance(writer, ProducedBy) else None
             return Blocker(k, None, op, cycle=True)
-        if b is None and self.fusion and not fusion_safe_pair(self.fn, self.live, d, k):
+        if b is None and self.fusion and not fusion_safe_pair(self.fn, self.live, d, k):  # pyright: ignore[reportArgumentType]  (duck-typed)
             writer = self.live.writers[k]
             op = self.fn.ops[writer.op] if isinstance(writer, ProducedBy) else None
             return Blocker(k, None, op, fused=True)
