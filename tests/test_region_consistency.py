@@ -93,7 +93,7 @@ def reference_plan(fn: FunctionModel) -> tuple[dict[int, int], list[tuple[Any, .
         results_by_key.setdefault(compat_key(res), []).append(res.index)
     while True:
         pairs: dict[int, int] = {}
-        blocked: dict[int, list[int]] = {}
+        safe: dict[int, list[int]] = {}
         for key, donors in classes.items():
             edges = LazyEdges(checker, results_by_key.get(key, []) if key is not None else [],
                               preferred)
@@ -101,12 +101,12 @@ def reference_plan(fn: FunctionModel) -> tuple[dict[int, int], list[tuple[Any, .
             for d in donors:
                 if d not in pairs:
                     edges[d]
-                    blocked[d] = edges.blocked[d]
+                    safe[d] = edges.safe[d]
         rejected = _reference_consistent(checker, pairs)
         if not rejected:
             break
         checker.banned.update(rejected)
-    verdicts = [plan_module._verdict(fn, live, checker, arg, pairs, blocked.get(arg.index, []),
+    verdicts = [plan_module._verdict(fn, live, checker, arg, pairs, safe.get(arg.index, []),
                                      results_by_key, jax_pairs)
                 for arg in fn.donors]
     return pairs, [_summary(v) for v in verdicts]

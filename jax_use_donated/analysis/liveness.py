@@ -12,8 +12,12 @@ Invariants:
 * a *dead* op (a side-effect-free op of :data:`.semantics.PURE_OPS` whose results no live op,
   region or function result uses) reads nothing: XLA removes it before it assigns buffers,
   and a dead read of an overwritten buffer cannot change any result;
-* ancestors are tracked only over reading ops (as bits of one integer per op), so memory stays
-  proportional to ops x donor reads, not ops squared.
+* op ``p`` *depends on* op ``u`` when a def-use path (operands and uses inside regions) leads
+  from ``u`` to ``p`` whose first edge is not a fusing consumer's use of a value XLA's fusion
+  recomputes inside it (:meth:`Liveness.depends`): answered on demand by a search pruned by
+  block position, so memory stays linear in the function's size. The bitsets of
+  :attr:`Liveness.ancestors` (one integer per op over the reading ops) are built only when
+  asked for (the region orderings' cycle check).
 """
 
 from __future__ import annotations
@@ -69,8 +73,6 @@ class DonorReads:
     reads inside regions)."""
 
     positions: dict[int, set[int]] = field(default_factory=dict)
-    bits: int = 0
-    """Bit ``Liveness.read_bit[op]`` set for every reading op."""
     returned_in: list[int] = field(default_factory=list)
     """Result slots whose value may share this donor's buffer."""
 
@@ -197,15 +199,20 @@ class Liveness:
         }
         self.reads: dict[int, DonorReads] = {i: DonorReads() for i in donor_ids}
         self.read_bit: dict[int, int] = {}
+        """Reading op -> its index among the reading ops (in op order)."""
         self.def_of_value: dict[ValueId, tuple[int, int]] = {}
-        self.ancestors: list[int] = []
-        """``ancestors[i]``: bits of the reading ops that op ``i`` depends on (transitively)."""
         self.dead: frozenset[int] = dead_ops(fn)
         self.duplicated: frozenset[ValueId] = (duplicated_values(fn) if fusion_duplication
                                                else frozenset())
         """Values XLA's fusion recomputes in their fusing consumers (:func:`duplicated_values`)."""
         self.absorbed: frozenset[ValueId] = (absorbed_values(fn, self.duplicated)
                                              if fusion_duplication else frozenset())
+        self.recomputed: set[ValueId] = set()
+        """Duplicated values of live ops: a fusing consumer's use of one does not make the
+        consumer depend on the producer itself (it recomputes it), only on its operands."""
+        self._users: list[list[int]] | None = None
+        self._depends: dict[tuple[int, int], bool] = {}
+        self._ancestors: list[int] | None = None
         self._walk()
         for res in fn.results:
             for d in self.roots_of(res.value):
@@ -216,52 +223,28 @@ class Liveness:
         return self.roots.get(v, frozenset())
 
     def _walk(self) -> None:
-        """One forward walk over the ops: definitions, roots, reads and ancestors (an op's
-        read bit is handed out before any later op asks for it)."""
+        """One forward walk over the ops: definitions, roots and reads."""
         # The hot loop of large programs: locals instead of attribute lookups.
         roots = self.roots
         get_roots = roots.get
         record = self._record_read
         dead = self.dead
         def_of_value = self.def_of_value
-        append_ancestors = self.ancestors.append
-        read_bit = self.read_bit.get
-        # reach[position[v]]: the ancestors of v's defining op with that op's own read bit
-        # (position 0, reach 0: arguments).
         fused: dict[ValueId, frozenset[int]] = {}
         """Donors a fusing consumer of the value reads, through duplicated cheap producers."""
         duplication = self.fusion_duplication
         duplicated = self.duplicated
         absorbed = self.absorbed
-        position: dict[ValueId, int] = dict.fromkeys(self.arg_of_value, 0)
-        pos_of = position.__getitem__
-        reach: list[int] = [0]
-        append_reach = reach.append
-        recomputed: dict[ValueId, int] = {}
-        """For a duplicated value: its producer's ancestors without the producer's own read
-        (a fusing consumer recomputes it, so it does not wait for that instance's read)."""
+        recomputed = self.recomputed
         none: frozenset[int] = frozenset()
         for op, sem in zip(self.fn.ops, self.semantics, strict=True):
             index = op.index
             operands = op.operands
             region_uses = op.region_uses
             results = op.results
-            acc = 0
-            if recomputed and op.name in FUSING_CONSUMERS:
-                for v in operands:
-                    r = recomputed.get(v)
-                    acc |= reach[pos_of(v)] if r is None else r
-            else:
-                for v in operands:
-                    acc |= reach[pos_of(v)]
-            for v in region_uses:
-                acc |= reach[pos_of(v)]
-            append_ancestors(acc)
             for r, v in enumerate(results):
                 def_of_value[v] = (index, r)
-                position[v] = len(reach)
             if dead and index in dead:
-                append_reach(acc)
                 continue
             forwards = sem.forwards
             # Operands a pure forwarding op only forwards are not read.
@@ -284,14 +267,12 @@ class Liveness:
                         for d in fused.get(v, none):
                             record(d, op, FUSED_USE)
                 if len(results) == 1 and results[0] in duplicated:
-                    recomputed[results[0]] = acc
+                    recomputed.add(results[0])
                     through: frozenset[int] = none
                     for v in operands:
                         through = through | get_roots(v, none) | fused.get(v, none)
                     if through:
                         fused[results[0]] = through
-            bit = read_bit(index)
-            append_reach(acc if bit is None else acc | 1 << bit)
             if not forwards:
                 continue
             for r, operand_positions in forwards.items():
@@ -305,10 +286,152 @@ class Liveness:
                     roots[results[r]] = acc_roots
 
     def _record_read(self, donor: int, op: Op, pos: int) -> None:
-        reads = self.reads[donor]
-        reads.positions.setdefault(op.index, set()).add(pos)
-        bit = self.read_bit.setdefault(op.index, len(self.read_bit))
-        reads.bits |= 1 << bit
+        self.reads[donor].positions.setdefault(op.index, set()).add(pos)
+        self.read_bit.setdefault(op.index, len(self.read_bit))
+
+    # ----------------------------------------------------------------------------------------
+    # Data dependence
+
+    def _weak(self, op: Op, v: ValueId) -> bool:
+        """Whether ``op``'s operand ``v`` is a use that does not make ``op`` depend on ``v``'s
+        producer (``op`` fuses and recomputes it)."""
+        return v in self.recomputed and op.name in FUSING_CONSUMERS
+
+    def users(self) -> list[list[int]]:
+        """Per op, the ops that use one of its results (operands or uses inside regions), in
+        op order without repeats; built once, on first use."""
+        if self._users is None:
+            users: list[list[int]] = [[] for _ in self.fn.ops]
+            def_of_value = self.def_of_value
+            for op in self.fn.ops:
+                y = op.index
+                for v in (*op.operands, *op.region_uses):
+                    d = def_of_value.get(v)
+                    if d is not None:
+                        lst = users[d[0]]
+                        if not lst or lst[-1] != y:
+                            lst.append(y)
+            self._users = users
+        return self._users
+
+    def _preds(self, y: int) -> list[int]:
+        op = self.fn.ops[y]
+        def_of_value = self.def_of_value
+        return [d[0] for v in (*op.operands, *op.region_uses)
+                if (d := def_of_value.get(v)) is not None]
+
+    def _strong_users(self, u: int) -> list[int]:
+        """The users of op ``u`` that depend on ``u`` itself (not only on its operands)."""
+        ops = self.fn.ops
+        results = set(ops[u].results)
+        if not self.recomputed or not results & self.recomputed:
+            return self.users()[u]
+        out: list[int] = []
+        for w in self.users()[u]:
+            op = ops[w]
+            if any(v in results for v in op.region_uses) or any(
+                    v in results and not self._weak(op, v) for v in op.operands):
+                out.append(w)
+        return out
+
+    def depends(self, u: int, p: int | None) -> bool:
+        """Whether op ``p`` depends on op ``u``: a def-use path leads from ``u`` to ``p`` whose
+        first use is not a fusing consumer recomputing a duplicated value of ``u``.
+
+        Exactly the old per-op ancestor bitsets' answer, found by a bidirectional search
+        confined to the ops between ``u`` and ``p`` in block order: forward from ``u`` taking
+        the latest user first, backward from ``p`` taking the earliest operand first; memoised.
+        """
+        if p is None or p <= u:
+            return False
+        key = (u, p)
+        hit = self._depends.get(key)
+        if hit is None:
+            hit = self._depends[key] = self._search(u, p)
+        return hit
+
+    def _search(self, u: int, p: int) -> bool:
+        users = self.users()
+        preds = self._preds
+        forward_seen: set[int] = set()
+        fstack: list[int] = []
+        for w in self._strong_users(u):
+            if w == p:
+                return True
+            if w < p:
+                forward_seen.add(w)
+                fstack.append(w)
+        if not fstack:
+            return False
+        backward_seen: set[int] = {p}
+        bstack: list[int] = [p]
+        while fstack and bstack:
+            x = fstack.pop()  # the latest op first: the one nearest to p
+            for w in users[x]:
+                if w > p:
+                    break
+                if w in backward_seen:
+                    return True
+                if w not in forward_seen:
+                    forward_seen.add(w)
+                    fstack.append(w)
+            y = bstack.pop()  # the earliest op first: the one nearest to u
+            for x in sorted(preds(y), reverse=True):
+                if x <= u or x in backward_seen:
+                    continue
+                if x in forward_seen:
+                    return True
+                backward_seen.add(x)
+                bstack.append(x)
+        return False
+
+    def descendants(self, u: int, bound: int, budget: int) -> set[int] | None:
+        """The ops up to position ``bound`` that depend on op ``u`` (:meth:`depends`), or
+        ``None`` when there are more than ``budget`` of them."""
+        users = self.users()
+        seen: set[int] = set()
+        stack: list[int] = []
+        for w in self._strong_users(u):
+            if w <= bound:
+                seen.add(w)
+                stack.append(w)
+        while stack:
+            if len(seen) > budget:
+                return None
+            for w in users[stack.pop()]:
+                if w > bound:
+                    break
+                if w not in seen:
+                    seen.add(w)
+                    stack.append(w)
+        return seen if len(seen) <= budget else None
+
+    @property
+    def ancestors(self) -> list[int]:
+        """``ancestors[i]``: bits (:attr:`read_bit`) of the reading ops that op ``i`` depends on
+        (:meth:`depends`); one forward walk, on first use (memory: ops x reads bits)."""
+        if self._ancestors is None:
+            read_bit = self.read_bit.get
+            reach: dict[ValueId, int] = {}
+            recomputed: dict[ValueId, int] = {}
+            anc: list[int] = []
+            for op in self.fn.ops:
+                acc = 0
+                fusing = self.recomputed and op.name in FUSING_CONSUMERS
+                for v in op.operands:
+                    r = recomputed.get(v) if fusing else None
+                    acc |= reach.get(v, 0) if r is None else r
+                for v in op.region_uses:
+                    acc |= reach.get(v, 0)
+                anc.append(acc)
+                bit = read_bit(op.index)
+                own = acc if bit is None else acc | 1 << bit
+                for v in op.results:
+                    reach[v] = own
+                    if v in self.recomputed:
+                        recomputed[v] = acc
+            self._ancestors = anc
+        return self._ancestors
 
     def source(self, v: ValueId) -> tuple[str, int, int]:
         """Follow single-operand forwarding back from ``v``: ``("arg", i, 0)`` or
@@ -346,10 +469,7 @@ class Liveness:
 
     def is_ancestor(self, reader: int, of_op: int | None) -> bool:
         """Whether reading op ``reader`` is a data-dependence ancestor of ``of_op``."""
-        if of_op is None:
-            return False
-        bit = self.read_bit.get(reader)
-        return bit is not None and bool(self.ancestors[of_op] >> bit & 1)
+        return reader in self.read_bit and self.depends(reader, of_op)
 
 
 def forwarded_arguments(fn: FunctionModel) -> dict[int, tuple[int, ...]]:

@@ -41,7 +41,7 @@ from jax_use_donated.analysis.liveness import (
 )
 from jax_use_donated.analysis.model import Arg, DonationKind, FunctionModel, Op, Placement, Result
 from jax_use_donated.analysis.orderings import Ordering, ordering_model
-from jax_use_donated.analysis.semantics import FUSING_CONSUMERS, is_elementwise
+from jax_use_donated.analysis.semantics import is_elementwise
 
 
 class Reason(Enum):
@@ -158,8 +158,9 @@ CHEAP_TO_DUPLICATE_EXCLUDED: frozenset[str] = frozenset(
 """Elementwise ops XLA counts as expensive and does not duplicate into several fusions."""
 
 
-def fusion_fragile_bits(fn: FunctionModel, live: Liveness) -> int:
-    """Ancestor bits of reading ops whose ordering XLA may undo (dataflow ordering only).
+def fusion_fragile_reads(fn: FunctionModel, live: Liveness) -> frozenset[int]:
+    """Reading ops whose ordering XLA may undo (dataflow ordering only): no writer counts
+    them as its ancestors.
 
     A cheap elementwise op whose value is both returned and used by another op is duplicated
     by XLA's fusion into that consumer, which then reads the donor itself: the returned copy's
@@ -175,7 +176,7 @@ def fusion_fragile_bits(fn: FunctionModel, live: Liveness) -> int:
         and returned.intersection(fn.ops[u].results)
     ]
     if not candidates:
-        return 0
+        return frozenset()
     # Uses follow definitions: scan only the ops after the first candidate.
     targets = {v for u in candidates for v in fn.ops[u].results}
     used: set[int] = set()
@@ -183,10 +184,14 @@ def fusion_fragile_bits(fn: FunctionModel, live: Liveness) -> int:
         used.update(targets.intersection(op.operands))
         if op.region_uses:
             used.update(targets.intersection(op.region_uses))
+    return frozenset(u for u in candidates if used.intersection(fn.ops[u].results))
+
+
+def fusion_fragile_bits(fn: FunctionModel, live: Liveness) -> int:
+    """:func:`fusion_fragile_reads` as bits of :attr:`.Liveness.read_bit`."""
     bits = 0
-    for u in candidates:
-        if used.intersection(fn.ops[u].results):
-            bits |= 1 << live.read_bit[u]
+    for u in fusion_fragile_reads(fn, live):
+        bits |= 1 << live.read_bit[u]
     return bits
 
 
@@ -204,32 +209,61 @@ class PairChecker:
         """Also require :func:`.fusion.fusion_safe` (backends with forced in-place results)."""
         self.banned: set[tuple[int, int]] = set()
         """Pairs a region ordering cannot have with the others (:func:`consistent_pairs`)."""
-        self._wanc: list[int] | None = None
-        self._wbit: dict[int, int] = {}
-        self.bit_op: list[int] = sorted(liveness.read_bit, key=liveness.read_bit.__getitem__)
-        """Reading op of each ancestor bit (bits are handed out in op order)."""
-        self.fragile = fusion_fragile_bits(fn, liveness) if self.kind == "dataflow" else 0
+        self.fragile: frozenset[int] = (fusion_fragile_reads(fn, liveness)
+                                        if self.kind == "dataflow" else frozenset())
+        """Reading ops no writer counts as its ancestors (see :func:`fusion_fragile_reads`)."""
         self.special: frozenset[int] = frozenset(
             i for i, (op, sem) in enumerate(zip(fn.ops, liveness.semantics, strict=True))
             if self.model.xla and (sem.overwrites or op.name == "stablehlo.constant"))
-        """Writers the bitset fast path must not decide (constants, in-place writers)."""
-        self.anc: list[int] = (liveness.ancestors if not self.fragile
-                               else [a & ~self.fragile for a in liveness.ancestors])
-        """Ancestor bits of each op that XLA keeps ordered (see :func:`fusion_fragile_bits`)."""
+        """Writers the fast path must not decide (constants, in-place writers)."""
+        self._descendants: dict[tuple[int, int], set[int] | None] = {}
+
+    def fast(self, d: int) -> bool:
+        """Whether donor ``d``'s produced pairs are decided by data dependence alone (dataflow
+        ordering, no fusion rule, ``d`` not returned): :meth:`safe_produced` applies."""
+        return (self.kind == "dataflow" and not self.fusion and not self.banned
+                and not self.live.reads[d].returned_in)
 
     def is_safe(self, d: int, k: int) -> bool:
-        """``blocker(d, k) is None``, with a bitset fast path for the common case (dataflow
-        ordering, a result produced by an op, a donor not returned)."""
+        """``blocker(d, k) is None``, with a fast path for the common case (dataflow ordering,
+        a result produced by an op, a donor not returned)."""
         reads = self.live.reads[d]
         writer = self.live.writers[k]
-        if (self.kind == "dataflow" and not self.fusion and not reads.returned_in
-                and not self.banned and type(writer) is ProducedBy
-                and writer.op not in self.special):
+        if (type(writer) is ProducedBy and writer.op not in self.special and self.fast(d)
+                and writer.op not in reads.positions):
             p = writer.op
-            pbit = self.live.read_bit.get(p)
-            if pbit is None or not reads.bits >> pbit & 1:
-                return not reads.bits & ~self.anc[p]
+            return all(self._before(u, p) for u in sorted(reads.positions, reverse=True))
         return self.blocker(d, k) is None
+
+    def safe_produced(self, d: int, by_op: Mapping[int, list[tuple[int, int]]], bound: int,
+                      ) -> list[int]:
+        """For a :meth:`fast` donor ``d``: the results ``k`` of ``by_op`` (writer op ->
+        ``(result, result position)``, ops not :attr:`special`, none beyond ``bound``) that
+        ``d`` hosts safely, without asking about every one: a safe writer is the last read
+        of ``d`` itself or depends on it, so only the ops depending on the last read are
+        candidates, and the reads that do not precede the last read must precede each."""
+        reads = self.live.reads[d]
+        if not reads.positions:
+            return [k for ks in by_op.values() for k, _ in ks]
+        last = max(reads.positions)
+        rest = [u for u in sorted(reads.positions, reverse=True)
+                if u != last and not self._before(u, last)]
+        out: list[int] = []
+        if last in by_op and not rest:
+            out.extend(k for k, r in by_op[last]
+                       if not self._self_blocks(last, r, reads.positions[last]))
+        if last in self.fragile:
+            return out  # nothing counts it as an ancestor
+        key = (last, bound)
+        if key not in self._descendants:
+            self._descendants[key] = self.live.descendants(last, bound, 64 + 8 * len(by_op))
+        desc = self._descendants[key]
+        writers = ([p for p in desc if p in by_op] if desc is not None
+                   else [p for p in by_op if p > last and self.live.depends(last, p)])
+        for p in writers:
+            if all(self._before(u, p) for u in rest):
+                out.extend(k for k, _ in by_op[p])
+        return out
 
     def blocker(self, d: int, k: int) -> Blocker | None:
         """``None`` when ``d -> k`` is safe, else what blocks it."""
@@ -283,23 +317,18 @@ class PairChecker:
         return None
 
     def _produced_blocker_bits(self, d: int, k: int, p: int, result: int) -> Blocker | None:
-        """The ``ProducedBy`` case under dataflow ordering with one bitset test (the same answer
-        as the per-read loop: the first blocking read in op order)."""
+        """The ``ProducedBy`` case under dataflow ordering: the first blocking read in op
+        order (a read that does not precede the writer, or the writer itself where it cannot
+        write in place)."""
         reads = self.live.reads[d]
-        pbit = self.live.read_bit.get(p)
-        own = 1 << pbit if pbit is not None else 0
-        bad = reads.bits & ~self.anc[p] & ~own
-        self_blocks = False
-        if reads.bits & own:
-            self_blocks = self._self_blocks(p, result, reads.positions[p])
-        if not bad and not self_blocks:
-            return None
         ops = self.fn.ops
-        first = self.bit_op[(bad & -bad).bit_length() - 1] if bad else None
-        if self_blocks and (first is None or p < first):
-            return Blocker(k, ops[p], ops[p])
-        assert first is not None
-        return Blocker(k, ops[first], ops[p])
+        for u in sorted(reads.positions):
+            if u == p:
+                if self._self_blocks(p, result, reads.positions[p]):
+                    return Blocker(k, ops[p], ops[p])
+            elif not self._before(u, p):
+                return Blocker(k, ops[u], ops[p])
+        return None
 
     def _overwritten_argument(self, p: int, result: int) -> int | None:
         """The argument whose buffer op ``p`` always writes ``result`` into (its in-place
@@ -330,46 +359,11 @@ class PairChecker:
 
     def writer_precedes(self, p: int, u: int) -> bool:
         """Whether op ``u`` depends on result-producing op ``p`` (transitively)."""
-        if self._wanc is None:
-            self._writer_ancestors()
-        assert self._wanc is not None
-        bit = self._wbit.get(p)
-        return bit is not None and bool(self._wanc[u] >> bit & 1)
-
-    def _writer_ancestors(self) -> None:
-        """Per op, bits of the result-producing ops it depends on (one forward walk)."""
-        writers = {w.op for w in self.live.writers if isinstance(w, ProducedBy)}
-        self._wbit = {op: i for i, op in enumerate(sorted(writers))}
-        reach: dict[int, int] = {}
-        recomputed: dict[int, int] = {}  # duplicated value -> its producer's ancestors
-        duplicated = self.live.duplicated
-        anc: list[int] = []
-        for op in self.fn.ops:
-            acc = 0
-            fusing = op.name in FUSING_CONSUMERS
-            for v in op.operands:
-                acc |= recomputed[v] if fusing and v in recomputed else reach.get(v, 0)
-            for v in op.region_uses:
-                acc |= reach.get(v, 0)
-            anc.append(acc)
-            own = acc | (1 << self._wbit[op.index] if op.index in self._wbit else 0)
-            for v in op.results:
-                reach[v] = own
-                if v in duplicated:
-                    recomputed[v] = acc
-        self._wanc = anc
+        return self.live.depends(p, u)
 
     def data_precedes(self, x: int, y: int) -> bool:
         """Whether op ``y`` depends on op ``x`` (``x`` a reading or result-producing op)."""
-        bit = self.live.read_bit.get(x)
-        if bit is not None and self.live.ancestors[y] >> bit & 1:
-            return True
-        return x in self._wbit_map() and self.writer_precedes(x, y)
-
-    def _wbit_map(self) -> dict[int, int]:
-        if self._wanc is None:
-            self._writer_ancestors()
-        return self._wbit
+        return self.live.depends(x, y)
 
     def _self_blocks(self, p: int, result: int, positions: set[int]) -> bool:
         """Whether op ``p``, reading the donor at operand ``positions``, cannot write its
@@ -389,10 +383,9 @@ class PairChecker:
     def _before(self, reader: int, writer: int | None) -> bool:
         if self.kind == "program":
             return writer is not None and reader < writer
-        if writer is None:
+        if writer is None or reader in self.fragile:
             return False
-        bit = self.live.read_bit.get(reader)
-        return bit is not None and bool(self.anc[writer] >> bit & 1)
+        return reader in self.live.read_bit and self.live.depends(reader, writer)
 
 
 def _augment(
@@ -400,8 +393,13 @@ def _augment(
     edges: Mapping[int, list[int]],
     match_res: dict[int, int],
     match_donor: dict[int, int],
+    dead: set[int] | None = None,
 ) -> bool:
-    """Breadth-first search for a shortest augmenting path from free donor ``start``."""
+    """Breadth-first search for a shortest augmenting path from free donor ``start``.
+
+    ``dead`` (kept across calls): results a failed search reached. Every alternating path
+    from them stays among them and ends at no free result, and augmenting elsewhere never
+    changes their owners, so later searches skip them and find the same path faster."""
     parent: dict[int, tuple[int, int | None]] = {}
     # parent[result] = (donor reaching it, previous result of that donor)
     queue: deque[int] = deque([start])
@@ -409,7 +407,7 @@ def _augment(
     while queue:
         d = queue.popleft()
         for k in edges[d]:
-            if k in parent:
+            if k in parent or (dead and k in dead):
                 continue
             parent[k] = (d, match_donor.get(d))
             owner = match_res.get(k)
@@ -427,13 +425,17 @@ def _augment(
             if owner not in seen_donors:
                 seen_donors.add(owner)
                 queue.append(owner)
+    if dead is not None:
+        dead.update(parent)
     return False
 
 
 class LazyEdges(Mapping[int, list[int]]):
     """The safe results of each donor in preference order (the result JAX or the input chose,
-    then result order), checked only when the matching asks: with JAX's pairing mostly safe,
-    a large train step costs one check per donor instead of donors x results."""
+    then result order), found only when the matching asks: with JAX's pairing mostly safe,
+    a large train step costs one check per donor instead of donors x results, and a donor's
+    whole list comes from :meth:`PairChecker.safe_produced` (the writers that depend on its
+    last read) rather than from a check of every candidate."""
 
     def __init__(self, checker: PairChecker, candidates: list[int],
                  preferred: dict[int, int]) -> None:
@@ -441,60 +443,53 @@ class LazyEdges(Mapping[int, list[int]]):
         self.candidates = candidates
         self.preferred = preferred
         self.full: dict[int, list[int]] = {}
-        self.blocked: dict[int, list[int]] = {}
-        """Donor -> its unsafe candidates (blockers are built only for verdicts)."""
+        """Donor -> its safe candidates, preferred first."""
+        self.safe: dict[int, list[int]] = {}
+        """Donor -> its safe candidates in result order (blockers are built only for
+        verdicts, from the other candidates)."""
         self._single: dict[tuple[int, int], bool] = {}
-        self._facts: list[tuple[int, int | None, int | None]] | None = None
+        self._order: dict[int, int] = {k: i for i, k in enumerate(candidates)}
+        self._split: tuple[dict[int, list[tuple[int, int]]], list[int], int] | None = None
 
-    def _writer_facts(self) -> list[tuple[int, int | None, int | None]]:
-        """Per candidate: ``(result, ancestor bits of its producing op, that op's read bit)``;
-        ``(result, None, None)`` when a copy or an argument fills the result."""
-        if self._facts is None:
+    def _writers(self) -> tuple[dict[int, list[tuple[int, int]]], list[int], int]:
+        """The candidates :meth:`PairChecker.safe_produced` decides (writer op -> ``(result,
+        result position)``), the others, and the last writer op."""
+        if self._split is None:
             live = self.checker.live
-            facts: list[tuple[int, int | None, int | None]] = []
+            special = self.checker.special
+            by_op: dict[int, list[tuple[int, int]]] = {}
+            other: list[int] = []
             for k in self.candidates:
                 w = live.writers[k]
-                if type(w) is ProducedBy and w.op not in self.checker.special:
-                    facts.append((k, self.checker.anc[w.op], live.read_bit.get(w.op)))
+                if type(w) is ProducedBy and w.op not in special:
+                    by_op.setdefault(w.op, []).append((k, w.result))
                 else:
-                    facts.append((k, None, None))
-            self._facts = facts
-        return self._facts
+                    other.append(k)
+            self._split = (by_op, other, max(by_op, default=-1))
+        return self._split
 
     def __getitem__(self, d: int) -> list[int]:
         if d not in self.full:
             self._scan(d)
         return self.full[d]
 
-    def _scan(self, d: int, taken: Container[int] | None = None) -> int | None:
-        """Check ``d`` against every candidate in result order and store its safe and blocked
-        lists; with ``taken``, stop early at the first safe candidate not taken and return it
-        (then nothing is stored)."""
-        safe: list[int] = []
-        blocked: list[int] = []
+    def _scan(self, d: int) -> None:
+        """Store ``d``'s safe candidates (result order, and preferred first)."""
         checker = self.checker
-        reads = checker.live.reads[d]
-        bits = reads.bits
-        fast = (checker.kind == "dataflow" and not checker.fusion and not reads.returned_in
-                and not checker.banned)
-        for k, anc, pbit in self._writer_facts():
-            # Inlined is_safe / _produced_blocker_bits: the hot loop of large programs.
-            if fast and anc is not None and (pbit is None or not bits >> pbit & 1):
-                ok = not bits & ~anc
-            else:
-                ok = checker.is_safe(d, k)
-            if ok:
-                if taken is not None and k not in taken:
-                    return k
-                safe.append(k)
-            else:
-                blocked.append(k)
+        if checker.fast(d):
+            by_op, other, bound = self._writers()
+            found = checker.safe_produced(d, by_op, bound)
+            found.extend(k for k in other if checker.is_safe(d, k))
+            safe = sorted(found, key=self._order.__getitem__)
+        else:
+            safe = [k for k in self.candidates if checker.is_safe(d, k)]
+        self.safe[d] = safe
+        full = list(safe)
         pref = self.preferred.get(d)
-        if pref in safe:
-            safe.remove(pref)
-            safe.insert(0, pref)
-        self.full[d], self.blocked[d] = safe, blocked
-        return None
+        if pref in full:
+            full.remove(pref)
+            full.insert(0, pref)
+        self.full[d] = full
 
     def __iter__(self) -> Iterator[int]:
         return iter(self.full)
@@ -503,9 +498,21 @@ class LazyEdges(Mapping[int, list[int]]):
         return len(self.full)
 
     def first_free(self, d: int, taken: Container[int]) -> int | None:
-        """The first candidate in result order that is not ``taken`` and safe for ``d``; when
-        there is none, ``d``'s full lists are stored on the way (the matching asks next)."""
-        return self._scan(d, taken)
+        """The first candidate in result order that is not ``taken`` and safe for ``d``;
+        ``d``'s lists are stored on the way (the matching asks next when there is none)."""
+        checker = self.checker
+        if d not in self.full and not checker.fast(d):
+            # Check only what is free, in result order, and stop at the first safe one.
+            for k in self.candidates:
+                if k not in taken and self.is_edge(d, k):
+                    return k
+        self[d]
+        return next((k for k in self.safe[d] if k not in taken), None)
+
+    def blocked(self, d: int) -> list[int]:
+        """``d``'s unsafe candidates in result order."""
+        safe = set(self[d])
+        return [k for k in self.candidates if k not in safe]
 
     def ban(self, d: int, k: int) -> None:
         """Drop the pair ``d -> k`` (the checker has banned it): the lists stay those a fresh
@@ -513,14 +520,13 @@ class LazyEdges(Mapping[int, list[int]]):
         self._single[d, k] = False
         if d in self.full and k in self.full[d]:
             self.full[d].remove(k)
-            now = set(self.blocked[d]) | {k}
-            self.blocked[d] = [c for c in self.candidates if c in now]
+            self.safe[d].remove(k)
 
     def is_edge(self, d: int, k: int) -> bool:
         if d in self.full:
             return k in self.full[d]
         if (d, k) not in self._single:
-            self._single[d, k] = k in self.candidates and self.checker.is_safe(d, k)
+            self._single[d, k] = k in self._order and self.checker.is_safe(d, k)
         return self._single[d, k]
 
 
@@ -543,7 +549,7 @@ def max_matching(
     for d in donors:
         if d in match_donor:
             continue
-        if isinstance(edges, LazyEdges) and d not in edges.full:
+        if isinstance(edges, LazyEdges):
             # Same choice as scanning edges[d] (its preferred result, if an edge, is taken by
             # now), without checking every candidate of the donor.
             free = edges.first_free(d, match_res)
@@ -551,9 +557,10 @@ def max_matching(
             free = next((k for k in edges[d] if k not in match_res), None)
         if free is not None:
             match_donor[d], match_res[free] = free, d
+    dead: set[int] = set()
     for d in donors:
         if d not in match_donor:
-            _augment(d, edges, match_res, match_donor)
+            _augment(d, edges, match_res, match_donor, dead)
     return match_donor
 
 
@@ -603,17 +610,18 @@ def plan_donation(
             for key in classes}
     class_of = {d: key for key, donors in classes.items() for d in donors}
     matched: dict[object, dict[int, int]] = {}
-    blocked: dict[int, list[int]] = {}
+    safe: dict[int, list[int]] = {}
+    """Unpaired donor -> its safe candidates (result order): the others block it."""
     stale = set(classes)
     while True:
         for key in stale:
             donors, edges = classes[key], lazy[key]
             matched[key] = max_matching(donors, edges, preferred, edges.is_edge)
             for d in donors:
-                blocked.pop(d, None)
+                safe.pop(d, None)
                 if d not in matched[key]:
-                    edges[d]  # every candidate checked: the verdict needs them all
-                    blocked[d] = edges.blocked[d]
+                    edges[d]  # every candidate decided: the verdict needs them all
+                    safe[d] = edges.safe[d]
         pairs = dict(fixed)
         for key in classes:
             pairs.update(matched[key])
@@ -627,9 +635,10 @@ def plan_donation(
             lazy[class_of[d]].ban(d, k)
         stale = {class_of[d] for d, _ in rejected}
 
+    open_results = {k for ks in results_by_key.values() for k in ks}
     verdicts = [
-        _verdict(fn, live, checker, arg, pairs, blocked.get(arg.index, []), results_by_key,
-                 jax_pairs)
+        _verdict(fn, live, checker, arg, pairs, safe.get(arg.index, []), results_by_key,
+                 jax_pairs, open_results)
         for arg in fn.donors
     ]
     return DonationPlan(fn.name, dict(sorted(pairs.items())), verdicts, jax_pairs, ordering,
@@ -808,10 +817,13 @@ def _verdict(
     checker: PairChecker,
     arg: Arg,
     pairs: dict[int, int],
-    blocked: list[int],
+    safe: list[int],
     results_by_key: dict[object, list[int]],
     jax_pairs: dict[int, int],
+    open_results: Container[int] = range(1 << 62),
 ) -> DonorVerdict:
+    """``safe``: ``arg``'s safe candidates in result order (for an unpaired donor);
+    ``open_results``: the results not held by a kept pair (``keep_existing_aliases``)."""
     reads = live.reads[arg.index]
     unused = not reads.positions and not reads.returned_in
     verdict = DonorVerdict(arg, pairs.get(arg.index), Reason.PAIRED, jax_pairs.get(arg.index),
@@ -829,10 +841,10 @@ def _verdict(
         verdict.message = (f"{label} is not reused: no result has type {arg.type_text}"
                            f"{' with the same placement' if _placement_text(arg) else ''}"
                            f"{unused_note}")
-    elif blocked and len(blocked) == len(candidates):
-        returned = None
+    elif not safe:
+        returned = None  # every candidate blocks it
         if reads.returned_in:
-            returned = next((b for b in map(lambda k: checker.blocker(arg.index, k), blocked)
+            returned = next((b for b in map(lambda k: checker.blocker(arg.index, k), candidates)
                              if b is not None and b.returned_in is not None), None)
         if returned is not None:
             verdict.reason = Reason.RETURNED
@@ -842,7 +854,9 @@ def _verdict(
             verdict.reason = Reason.READ_AFTER_WRITE
             # Name the result JAX would have given it, when there is one: the pairing the user
             # expects and the one XLA would have had to copy for.
-            k = verdict.jax_result if verdict.jax_result in blocked else blocked[0]
+            jax_k = verdict.jax_result
+            k = (jax_k if jax_k is not None and jax_k in open_results
+                 and compat_key(fn.results[jax_k]) == key else candidates[0])
             shown = checker.blocker(arg.index, k)
             assert shown is not None
             verdict.blockers = [shown]
@@ -850,8 +864,7 @@ def _verdict(
                                "before its last read; " + _blocker_text(shown))
     else:
         owner = {k: d for d, k in pairs.items()}
-        unsafe = set(blocked)
-        verdict.rivals = [(owner[k], k) for k in candidates if k not in unsafe and k in owner]
+        verdict.rivals = [(owner[k], k) for k in safe if k in owner]
         verdict.reason = Reason.OUTNUMBERED
         held = ", ".join(f"%arg{d} hosts result {k}" for d, k in verdict.rivals)
         verdict.message = (f"{label} is not reused: every result it could host is taken by "

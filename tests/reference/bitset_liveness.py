@@ -1,0 +1,377 @@
+"""The bitset liveness before issue 15 (a reference for the differential tests only).
+
+Last-use facts for donated arguments: which ops read a donor's buffer, which results return
+it, what writes each result, and the data-dependence ancestors of each op.
+
+Invariants:
+
+* a value's *roots* are the donors whose buffer it may share: a donor is its own root, a
+  forwarding op's result (``reshape``, equal-width ``bitcast_convert``, ``optimization_barrier``,
+  ``sdy.sharding_constraint``, tuples, summarised calls) has the roots of its forwarded operands;
+  every other result has none;
+* an op *reads* a donor when an operand or a use inside its regions has that donor among its
+  roots, except operands a pure forwarding op only forwards;
+* a *dead* op (a side-effect-free op of :data:`.semantics.PURE_OPS` whose results no live op,
+  region or function result uses) reads nothing: XLA removes it before it assigns buffers,
+  and a dead read of an overwritten buffer cannot change any result;
+* ancestors are tracked only over reading ops (as bits of one integer per op), so memory stays
+  proportional to ops x donor reads, not ops squared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from jax_use_donated.analysis.model import FunctionModel, Op, TensorInfo, ValueId
+from jax_use_donated.analysis.semantics import (
+    FUSING_CONSUMERS,
+    PURE_OPS,
+    OpSemantics,
+    classify_all,
+    duplicable,
+)
+
+REGION_USE = -1
+"""The operand position recorded for a read inside an op's nested regions."""
+FUSED_USE = -2
+"""The operand position recorded for a read through a cheap producer that XLA's fusion
+duplicates into the reading op (:data:`.semantics.DUPLICABLE_OPS`)."""
+
+
+# The writer kinds are the planner's own classes: the rules that take either liveness
+# (fusion, XLA's fallback) tell them apart by class.
+from jax_use_donated.analysis.liveness import CopyAfter, ProducedBy, ViewOfArg  # noqa: E402
+
+Writer = ProducedBy | ViewOfArg | CopyAfter
+
+
+@dataclass
+class DonorReads:
+    """Where one donor's buffer is read: op index -> operand positions (``REGION_USE`` for
+    reads inside regions)."""
+
+    positions: dict[int, set[int]] = field(default_factory=dict)
+    bits: int = 0
+    """Bit ``Liveness.read_bit[op]`` set for every reading op."""
+    returned_in: list[int] = field(default_factory=list)
+    """Result slots whose value may share this donor's buffer."""
+
+    @property
+    def last_read(self) -> int | None:
+        return max(self.positions) if self.positions else None
+
+
+def dead_ops(fn: FunctionModel) -> frozenset[int]:
+    """Indices of the ops whose results nothing live uses and that have no side effects
+    (:data:`.semantics.PURE_OPS` or ``Op.pure_call``, no nested regions reading outer values),
+    found in one backward sweep.
+
+    ``%0 = stablehlo.negate %arg0; %1 = stablehlo.reshape %0; return %arg1``: both ops are dead.
+    """
+    used: set[ValueId] = {r.value for r in fn.results}
+    dead: set[int] = set()
+    use = used.update
+    for op in reversed(fn.ops):
+        if op.region_uses:
+            use(op.operands)
+            use(op.region_uses)
+        elif ((op.name in PURE_OPS or op.pure_call) and op.results
+              and used.isdisjoint(op.results)):
+            dead.add(op.index)
+        else:
+            use(op.operands)
+    return frozenset(dead)
+
+
+def _elements(t: TensorInfo | None) -> int | None:
+    if t is None or any(d is None for d in t.shape):
+        return None
+    n = 1
+    for d in t.shape:
+        assert d is not None
+        n *= d
+    return n
+
+
+def duplicated_values(fn: FunctionModel) -> frozenset[ValueId]:
+    """Results of cheap producers (:func:`.semantics.duplicable`) that XLA's fusion recomputes
+    inside each fusing consumer, as ``InstructionFusion::ComputeGloballyUnfusible`` allows:
+    the producer is effectively unary (at most one operand of full rank that is not a
+    broadcast, an iota or a constant), or its operands hold no more elements than its result,
+    or every user fuses it (:data:`.semantics.FUSING_CONSUMERS`, no use inside a region) and it
+    is not returned.
+
+    Measured: ``a * 2`` returned and used by ``a * 2 + a`` is recomputed there; the logits'
+    ``dot + broadcast(b)`` is recomputed in the reduce-max, the exp and the loss fusions;
+    ``m2 = 0.9 * m + 0.1 * g`` returned and used by the update stays one fusion."""
+    defining: dict[ValueId, Op] = {}
+    for op in fn.ops:
+        for v in op.results:
+            defining[v] = op
+    kept: set[ValueId] = {r.value for r in fn.results}
+    for op in fn.ops:
+        kept.update(op.region_uses)
+        if op.name not in FUSING_CONSUMERS:
+            kept.update(op.operands)
+    out: set[ValueId] = set()
+    for op in fn.ops:
+        if not duplicable(op):
+            continue
+        v = op.results[0]
+        if v not in kept or _globally_fusible(op, defining):
+            out.add(v)
+    return frozenset(out)
+
+
+def absorbed_values(fn: FunctionModel, duplicated: frozenset[ValueId]) -> frozenset[ValueId]:
+    """The duplicated values with no instance of their own: every user fuses them and they
+    are not returned, so their producer's reads happen only inside the consumers."""
+    kept: set[ValueId] = {r.value for r in fn.results}
+    for op in fn.ops:
+        kept.update(op.region_uses)
+        if op.name not in FUSING_CONSUMERS:
+            kept.update(op.operands)
+    return frozenset(v for v in duplicated if v not in kept)
+
+
+def _globally_fusible(op: Op, defining: dict[ValueId, Op]) -> bool:
+    """``EffectivelyAtMostUnary`` or operands no larger than the result (element counts)."""
+    result = op.result_types[0] if op.result_types else None
+    rank = len(result.shape) if result is not None else 0
+    full = 0
+    for v, t in zip(op.operands, op.operand_types, strict=False):
+        producer = defining.get(v)
+        if producer is not None and producer.name in _NOT_COUNTED:
+            continue
+        if t is not None and len(t.shape) >= rank:
+            full += 1
+    if full <= 1:
+        return True
+    out_elems = _elements(result)
+    sizes = [_elements(t) for t in dict(zip(op.operands, op.operand_types, strict=False)).values()]
+    return out_elems is not None and None not in sizes \
+        and sum(s for s in sizes if s is not None) <= out_elems
+
+
+_NOT_COUNTED = frozenset({"stablehlo.broadcast_in_dim", "stablehlo.broadcast", "stablehlo.iota",
+                          "stablehlo.constant"})
+
+
+class Liveness:
+    """All dataflow facts of one function, computed once in a single walk.
+
+    With ``fusion_duplication`` (XLA backends) a donor read by a cheap op that XLA's fusion
+    duplicates into its consumers (an elementwise op that is not expensive, a broadcast) is
+    read by those consumers too (at :data:`FUSED_USE`): measured, the logits' bias add
+    ``dot + broadcast(b)`` is recomputed inside the reduce-max, the exp and the loss fusions,
+    and the loss fusion, which no update depends on, reads ``b`` after its update is due.
+    """
+
+    def __init__(self, fn: FunctionModel, fusion_duplication: bool = False) -> None:
+        self.fn = fn
+        self.fusion_duplication = fusion_duplication
+        self.semantics: list[OpSemantics] = classify_all(fn.ops)
+        self.arg_of_value: dict[ValueId, int] = {a.value: a.index for a in fn.args}
+
+        donor_ids = {a.index for a in fn.donors}
+        self.roots: dict[ValueId, frozenset[int]] = {
+            a.value: frozenset({a.index}) for a in fn.args if a.index in donor_ids
+        }
+        self.reads: dict[int, DonorReads] = {i: DonorReads() for i in donor_ids}
+        self.read_bit: dict[int, int] = {}
+        self.def_of_value: dict[ValueId, tuple[int, int]] = {}
+        self.ancestors: list[int] = []
+        """``ancestors[i]``: bits of the reading ops that op ``i`` depends on (transitively)."""
+        self.dead: frozenset[int] = dead_ops(fn)
+        self.duplicated: frozenset[ValueId] = (duplicated_values(fn) if fusion_duplication
+                                               else frozenset())
+        """Values XLA's fusion recomputes in their fusing consumers (:func:`duplicated_values`)."""
+        self.absorbed: frozenset[ValueId] = (absorbed_values(fn, self.duplicated)
+                                             if fusion_duplication else frozenset())
+        self._walk()
+        for res in fn.results:
+            for d in self.roots_of(res.value):
+                self.reads[d].returned_in.append(res.index)
+        self.writers: list[Writer] = self._compute_writers()
+
+    def roots_of(self, v: ValueId) -> frozenset[int]:
+        return self.roots.get(v, frozenset())
+
+    def _walk(self) -> None:
+        """One forward walk over the ops: definitions, roots, reads and ancestors (an op's
+        read bit is handed out before any later op asks for it)."""
+        # The hot loop of large programs: locals instead of attribute lookups.
+        roots = self.roots
+        get_roots = roots.get
+        record = self._record_read
+        dead = self.dead
+        def_of_value = self.def_of_value
+        append_ancestors = self.ancestors.append
+        read_bit = self.read_bit.get
+        # reach[position[v]]: the ancestors of v's defining op with that op's own read bit
+        # (position 0, reach 0: arguments).
+        fused: dict[ValueId, frozenset[int]] = {}
+        """Donors a fusing consumer of the value reads, through duplicated cheap producers."""
+        duplication = self.fusion_duplication
+        duplicated = self.duplicated
+        absorbed = self.absorbed
+        position: dict[ValueId, int] = dict.fromkeys(self.arg_of_value, 0)
+        pos_of = position.__getitem__
+        reach: list[int] = [0]
+        append_reach = reach.append
+        recomputed: dict[ValueId, int] = {}
+        """For a duplicated value: its producer's ancestors without the producer's own read
+        (a fusing consumer recomputes it, so it does not wait for that instance's read)."""
+        none: frozenset[int] = frozenset()
+        for op, sem in zip(self.fn.ops, self.semantics, strict=True):
+            index = op.index
+            operands = op.operands
+            region_uses = op.region_uses
+            results = op.results
+            acc = 0
+            if recomputed and op.name in FUSING_CONSUMERS:
+                for v in operands:
+                    r = recomputed.get(v)
+                    acc |= reach[pos_of(v)] if r is None else r
+            else:
+                for v in operands:
+                    acc |= reach[pos_of(v)]
+            for v in region_uses:
+                acc |= reach[pos_of(v)]
+            append_ancestors(acc)
+            for r, v in enumerate(results):
+                def_of_value[v] = (index, r)
+                position[v] = len(reach)
+            if dead and index in dead:
+                append_reach(acc)
+                continue
+            forwards = sem.forwards
+            # Operands a pure forwarding op only forwards are not read.
+            skip = ({i for ops in forwards.values() for i in ops}
+                    if forwards and op.call_forwards is None else ())
+            if absorbed and len(results) == 1 and results[0] in absorbed:
+                skip = range(len(operands))  # read only inside its consumers (FUSED_USE)
+            for pos, v in enumerate(operands):
+                ds = get_roots(v)
+                if ds and pos not in skip:
+                    for d in ds:
+                        record(d, op, pos)
+            for v in region_uses:
+                for d in get_roots(v, none):
+                    record(d, op, REGION_USE)
+            if duplication:
+                own_instance = not (len(results) == 1 and results[0] in absorbed)
+                if fused and own_instance and op.name in FUSING_CONSUMERS:
+                    for v in operands:
+                        for d in fused.get(v, none):
+                            record(d, op, FUSED_USE)
+                if len(results) == 1 and results[0] in duplicated:
+                    recomputed[results[0]] = acc
+                    through: frozenset[int] = none
+                    for v in operands:
+                        through = through | get_roots(v, none) | fused.get(v, none)
+                    if through:
+                        fused[results[0]] = through
+            bit = read_bit(index)
+            append_reach(acc if bit is None else acc | 1 << bit)
+            if not forwards:
+                continue
+            for r, operand_positions in forwards.items():
+                if r >= len(results):
+                    continue
+                acc_roots: frozenset[int] = none
+                for pos in operand_positions:
+                    if pos < len(operands):
+                        acc_roots |= get_roots(operands[pos], none)
+                if acc_roots:
+                    roots[results[r]] = acc_roots
+
+    def _record_read(self, donor: int, op: Op, pos: int) -> None:
+        reads = self.reads[donor]
+        reads.positions.setdefault(op.index, set()).add(pos)
+        bit = self.read_bit.setdefault(op.index, len(self.read_bit))
+        reads.bits |= 1 << bit
+
+    def source(self, v: ValueId) -> tuple[str, int, int]:
+        """Follow single-operand forwarding back from ``v``: ``("arg", i, 0)`` or
+        ``("op", op_index, result_index)``."""
+        while True:
+            if v in self.arg_of_value:
+                return ("arg", self.arg_of_value[v], 0)
+            op_index, r = self.def_of_value[v]
+            fwd = self.semantics[op_index].forwards.get(r, ())
+            op = self.fn.ops[op_index]
+            if len(fwd) == 1 and fwd[0] < len(op.operands):
+                v = op.operands[fwd[0]]
+                continue
+            return ("op", op_index, r)
+
+    def _compute_writers(self) -> list[Writer]:
+        """A slot whose buffer an earlier slot already returns (the same value, or a view of
+        the same op result or argument: ``return %n, reshape(%n)``) is filled by a copy."""
+        writers: list[Writer] = []
+        seen: set[tuple[str, int, int]] = set()
+        donor_ids = set(self.reads)
+        for res in self.fn.results:
+            source = self.source(res.value)
+            kind, index, r = source
+            defining = self.def_of_value.get(res.value)
+            after = defining[0] if defining else None
+            if source in seen or (kind == "arg" and index not in donor_ids):
+                writers.append(CopyAfter(after))
+            elif kind == "arg":
+                writers.append(ViewOfArg(index))
+            else:
+                writers.append(ProducedBy(index, r))
+            seen.add(source)
+        return writers
+
+    def is_ancestor(self, reader: int, of_op: int | None) -> bool:
+        """Whether reading op ``reader`` is a data-dependence ancestor of ``of_op``."""
+        if of_op is None:
+            return False
+        bit = self.read_bit.get(reader)
+        return bit is not None and bool(self.ancestors[of_op] >> bit & 1)
+
+
+def forwarded_arguments(fn: FunctionModel) -> dict[int, tuple[int, ...]]:
+    """Result index -> the argument ``fn`` returns unchanged in it (through forwarding ops):
+    the summary of a callee that its call sites use (``Op.call_forwards``)."""
+    live = Liveness(fn)
+    summary: dict[int, tuple[int, ...]] = {}
+    for res in fn.results:
+        kind, index, _ = live.source(res.value)
+        if kind == "arg":
+            summary[res.index] = (index,)
+    return summary
+
+
+def side_effect_free(fn: FunctionModel) -> bool:
+    """Whether every top-level op of ``fn`` is side-effect free (:data:`.semantics.PURE_OPS`,
+    or a call of such a function): then a call of ``fn`` whose results nothing uses is dead
+    (``Op.pure_call``). JAX's ``@_where`` (one ``select``) is; a callee with a ``custom_call``
+    is not."""
+    return all(op.name in PURE_OPS or op.pure_call for op in fn.ops)
+
+
+def short_loop_forwards(trips: int | None, carries: int, body: Callable[[], FunctionModel],
+                        ) -> dict[int, tuple[int, ...]] | None:
+    """Result index -> the carry a ``stablehlo.while`` returns unchanged in it, for a loop
+    that surely runs ``trips`` (0 or 1) times: XLA removes such a loop or inlines its body, so
+    it forwards like a call (``Op.call_forwards``). For 0 trips every carry; for 1, what the
+    body (``body()``: its block as a function of its carries, built only then) returns
+    unchanged. ``None`` when the trip count is unknown (``trips is None``) or the body returns
+    a value it closes over (an argument of the body past the carries).
+
+    ``%r:2 = while(%i = %c0, %x = %a) cond {i < 1} do {return %i + 1, maximum(%x, %x)}``:
+    ``{1: (1,)}``, so ``%r#1`` is ``%a`` and a donor ``%a`` returned as ``%r#1`` is free.
+    """
+    if trips is None:
+        return None
+    if trips == 0:
+        return {i: (i,) for i in range(carries)}
+    summary = forwarded_arguments(body())
+    if any(j >= carries for sources in summary.values() for j in sources):
+        return None
+    return summary
