@@ -213,13 +213,18 @@ def _dict_list(func_op: ir.Operation, name: str, count: int) -> list[ir.DictAttr
 
 
 def attribute_key(op: Op) -> str | None:
-    """``op`` printed on its own (generic form, no locations: its name, attributes, regions
-    and types; outside values print alike), for XLA's CSE (:mod:`.analysis.cse`), which
-    compares called computations too; ``None`` without an IR handle."""
+    """``op``'s identity for XLA's CSE (:mod:`.analysis.cse`), which compares attributes and
+    called computations: its attributes as text, and for an op with regions the op printed on
+    its own (SSA names renumbered); ``None`` without an IR handle. Printing is kept to ops with
+    regions: jaxlib numbers the whole enclosing function to print one op."""
     operation = getattr(op.handle, "operation", op.handle)
     if not isinstance(operation, ir.Operation):
         return None
-    return canonical_op_text(str(operation.get_asm(print_generic_op_form=True)))
+    if len(operation.regions):
+        return canonical_op_text(str(operation.get_asm(print_generic_op_form=True)))
+    attributes = operation.attributes
+    return ";".join(f"{attributes[i].name}={attributes[i].attr}"
+                    for i in range(len(attributes)))
 
 
 def symbol_name(func_op: ir.Operation) -> str:

@@ -41,7 +41,7 @@ from jax_use_donated.analysis.liveness import (
 )
 from jax_use_donated.analysis.model import Arg, DonationKind, FunctionModel, Op, Placement, Result
 from jax_use_donated.analysis.orderings import Ordering, ordering_model
-from jax_use_donated.analysis.semantics import is_elementwise
+from jax_use_donated.analysis.semantics import FUSING_CONSUMERS, is_elementwise
 
 
 class Reason(Enum):
@@ -209,6 +209,8 @@ class PairChecker:
         """Also require :func:`.fusion.fusion_safe` (backends with forced in-place results)."""
         self.banned: set[tuple[int, int]] = set()
         """Pairs a region ordering cannot have with the others (:func:`consistent_pairs`)."""
+        self._wanc: list[int] | None = None
+        self._wbit: dict[int, int] = {}
         self.fragile: frozenset[int] = (fusion_fragile_reads(fn, liveness)
                                         if self.kind == "dataflow" else frozenset())
         """Reading ops no writer counts as its ancestors (see :func:`fusion_fragile_reads`)."""
@@ -358,12 +360,48 @@ class PairChecker:
         return None
 
     def writer_precedes(self, p: int, u: int) -> bool:
-        """Whether op ``u`` depends on result-producing op ``p`` (transitively)."""
-        return self.live.depends(p, u)
+        """Whether op ``u`` depends on result-producing op ``p`` (transitively; one bit test
+        in per-op bitsets over the writers, built on first use: the region orderings'
+        consistency check asks this many times)."""
+        if self._wanc is None:
+            self._writer_ancestors()
+        assert self._wanc is not None
+        bit = self._wbit.get(p)
+        return bit is not None and bool(self._wanc[u] >> bit & 1)
+
+    def _writer_ancestors(self) -> None:
+        """Per op, bits of the result-producing ops it depends on (one forward walk, with
+        :meth:`.Liveness.depends`'s rule for recomputed duplicated values)."""
+        writers = {w.op for w in self.live.writers if isinstance(w, ProducedBy)}
+        self._wbit = {op: i for i, op in enumerate(sorted(writers))}
+        reach: dict[int, int] = {}
+        recomputed: dict[int, int] = {}
+        duplicated = self.live.duplicated
+        anc: list[int] = []
+        for op in self.fn.ops:
+            acc = 0
+            fusing = op.name in FUSING_CONSUMERS
+            for v in op.operands:
+                acc |= recomputed[v] if fusing and v in recomputed else reach.get(v, 0)
+            for v in op.region_uses:
+                acc |= reach.get(v, 0)
+            anc.append(acc)
+            own = acc | (1 << self._wbit[op.index] if op.index in self._wbit else 0)
+            for v in op.results:
+                reach[v] = own
+                if v in duplicated:
+                    recomputed[v] = acc
+        self._wanc = anc
 
     def data_precedes(self, x: int, y: int) -> bool:
-        """Whether op ``y`` depends on op ``x`` (``x`` a reading or result-producing op)."""
-        return self.live.depends(x, y)
+        """Whether op ``y`` depends on op ``x`` (``x`` a reading or result-producing op): bit
+        tests in the liveness's reading-op bitsets and the writers' (region orderings only)."""
+        bit = self.live.read_bit.get(x)
+        if bit is not None and self.live.ancestors[y] >> bit & 1:
+            return True
+        if self._wanc is None:
+            self._writer_ancestors()
+        return x in self._wbit and self.writer_precedes(x, y)
 
     def _self_blocks(self, p: int, result: int, positions: set[int]) -> bool:
         """Whether op ``p``, reading the donor at operand ``positions``, cannot write its
