@@ -212,9 +212,9 @@ def _dict_list(func_op: ir.Operation, name: str, count: int) -> list[ir.DictAttr
     return [array[i] for i in range(len(array))]  # type: ignore[index]
 
 
-def attribute_key(op: Op) -> str | None:
+def attribute_key(op: Op) -> object:
     """``op``'s identity for XLA's CSE (:mod:`.analysis.cse`), which compares attributes and
-    called computations: its attributes as text, and for an op with regions the op printed on
+    called computations: its (uniqued) attributes, and for an op with regions the op printed on
     its own (SSA names renumbered); ``None`` without an IR handle. Printing is kept to ops with
     regions: jaxlib numbers the whole enclosing function to print one op."""
     operation = getattr(op.handle, "operation", op.handle)
@@ -223,8 +223,8 @@ def attribute_key(op: Op) -> str | None:
     if len(operation.regions):
         return canonical_op_text(str(operation.get_asm(print_generic_op_form=True)))
     attributes = operation.attributes
-    return ";".join(f"{attributes[i].name}={attributes[i].attr}"
-                    for i in range(len(attributes)))
+    # MLIR attributes are uniqued per context: comparing them is a pointer comparison.
+    return tuple((a.name, a.attr) for a in (attributes[i] for i in range(len(attributes))))
 
 
 def symbol_name(func_op: ir.Operation) -> str:

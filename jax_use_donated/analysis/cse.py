@@ -26,8 +26,9 @@ from dataclasses import replace
 from jax_use_donated.analysis.model import FunctionModel, Op, Result, ValueId
 from jax_use_donated.analysis.semantics import PURE_OPS
 
-AttributeKey = Callable[[Op], str | None]
-"""The op's attributes as text (its handle's), ``None`` when it must not be merged."""
+AttributeKey = Callable[[Op], object]
+"""What makes the op itself identical to another (its attributes and regions, compared with
+``==``), ``None`` when it must not be merged."""
 
 _NEVER = frozenset({"tensor.empty"})
 
@@ -50,16 +51,13 @@ def merge_identical_ops(fn: FunctionModel, key: AttributeKey) -> FunctionModel:
     """``fn`` with every op identical to an earlier one (name, operands after merging, result
     types and ``key``) removed and its results replaced by the earlier op's; ``fn`` itself
     when there is none. Arguments, their donations and the result order are kept."""
-    seen: dict[tuple[object, ...], list[Op]] = {}
-    keys: dict[int, str | None] = {}
+    seen: dict[tuple[object, ...], dict[object, Op] | None] = {}
+    """Name, operands and result types -> the first op of each key (``None``: one op so far,
+    its key not yet asked: most ops are unique and never need theirs)."""
+    lone: dict[tuple[object, ...], Op] = {}
     subst: dict[ValueId, ValueId] = {}
     ops: list[Op] = []
     merged = False
-
-    def key_of(op: Op) -> str | None:
-        if id(op) not in keys:
-            keys[id(op)] = key(op)
-        return keys[id(op)]
 
     for op in fn.ops:
         operands = [subst.get(v, v) for v in op.operands]
@@ -68,15 +66,26 @@ def merge_identical_ops(fn: FunctionModel, key: AttributeKey) -> FunctionModel:
             shape: tuple[object, ...] = (op.name, tuple(operands), len(op.results),
                                          tuple(t.text if t is not None else None
                                                for t in op.result_types))
-            earlier = seen.setdefault(shape, [])
-            attrs = key_of(op) if earlier else None
-            first = next((e for e in earlier if attrs is not None and key_of(e) == attrs), None)
-            if first is not None:
-                for mine, theirs in zip(op.results, first.results, strict=True):
-                    subst[mine] = theirs
-                merged = True
-                continue
-            earlier.append(op)
+            if shape not in seen:
+                seen[shape] = None
+                lone[shape] = op
+            else:
+                by_key = seen[shape]
+                if by_key is None:
+                    first_op = lone.pop(shape)
+                    by_key = seen[shape] = {}
+                    first_key = key(first_op)
+                    if first_key is not None:
+                        by_key[first_key] = first_op
+                attrs = key(op)
+                first = by_key.get(attrs) if attrs is not None else None
+                if first is not None:
+                    for mine, theirs in zip(op.results, first.results, strict=True):
+                        subst[mine] = theirs
+                    merged = True
+                    continue
+                if attrs is not None:
+                    by_key[attrs] = op
         if merged or operands != op.operands or region_uses != op.region_uses:
             op = replace(op, index=len(ops), operands=operands, region_uses=region_uses)
         ops.append(op)
