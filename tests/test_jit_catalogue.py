@@ -101,7 +101,7 @@ def test_no_leak_into_plain_jit() -> None:
 def test_fusion_duplicated_read_keeps_jax_pairing() -> None:
     """``out = a * 2; return out, out + a`` under XLA's default copy insertion: XLA duplicates
     ``a * 2`` into the add's fusion, so ``a`` cannot host ``out + a`` without a copy (the rule
-    in ``fusion_fragile_bits``); the donor keeps JAX's own pair, whose copy XLA places in the
+    in ``fusion_fragile_reads``); the donor keeps JAX's own pair, whose copy XLA places in the
     second output: the smallest footprint."""
     program = by_name("read_after_produce")
     wrapper = jud.jit(program.fun, donate_argnums=program.donate_argnums,

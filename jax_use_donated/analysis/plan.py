@@ -187,14 +187,6 @@ def fusion_fragile_reads(fn: FunctionModel, live: Liveness) -> frozenset[int]:
     return frozenset(u for u in candidates if used.intersection(fn.ops[u].results))
 
 
-def fusion_fragile_bits(fn: FunctionModel, live: Liveness) -> int:
-    """:func:`fusion_fragile_reads` as bits of :attr:`.Liveness.read_bit`."""
-    bits = 0
-    for u in fusion_fragile_reads(fn, live):
-        bits |= 1 << live.read_bit[u]
-    return bits
-
-
 class PairChecker:
     """Decides whether one donor can host one result without a copy."""
 
@@ -546,11 +538,6 @@ class LazyEdges(Mapping[int, list[int]]):
                     return k
         self[d]
         return next((k for k in self.safe[d] if k not in taken), None)
-
-    def blocked(self, d: int) -> list[int]:
-        """``d``'s unsafe candidates in result order."""
-        safe = set(self[d])
-        return [k for k in self.candidates if k not in safe]
 
     def ban(self, d: int, k: int) -> None:
         """Drop the pair ``d -> k`` (the checker has banned it): the lists stay those a fresh
