@@ -684,7 +684,6 @@ def consistent_pairs(checker: PairChecker, pairs: Mapping[int, int]) -> list[tup
     if checker.kind != "region":
         return []
     live = checker.live
-    edges: set[tuple[int, int]] = set()
     by_source: dict[int, set[int]] = {}
     """The accepted control edges, source read -> the writers it must precede."""
     rejected: list[tuple[int, int]] = []
@@ -694,15 +693,14 @@ def consistent_pairs(checker: PairChecker, pairs: Mapping[int, int]) -> list[tup
         if not isinstance(writer, ProducedBy) or d not in live.reads:
             continue
         p = writer.op
-        new = {(u, p) for u in live.reads[d].positions
+        new = {u for u in live.reads[d].positions
                if u != p and not checker.data_precedes(u, p)}
-        if not new or new <= edges:
-            continue
-        if _closes_cycle(checker, by_source, p, {u for u, _ in new}):
+        if all(p in by_source.get(u, ()) for u in new):
+            continue  # no edge, or only accepted ones
+        if _closes_cycle(checker, by_source, p, new):
             rejected.append((d, k))
         else:
-            edges |= new
-            for u, _ in new:
+            for u in new:
                 by_source.setdefault(u, set()).add(p)
     return rejected
 
