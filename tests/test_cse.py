@@ -112,3 +112,56 @@ def test_canonical_text_ignores_names_only() -> None:
     two = '%9 = "r"(%arg0) ({ ^bb0(%arg2: f32): %3 = "add"(%arg2, %arg2) }) : f32'
     other = '%9 = "r"(%arg0) ({ ^bb0(%arg2: f32): %3 = "mul"(%arg2, %arg2) }) : f32'
     assert canonical_op_text(one) == canonical_op_text(two) != canonical_op_text(other)
+
+
+def _structure(fn: FunctionModel) -> tuple[object, ...]:
+    """``fn`` with its value ids renumbered in order of definition (arguments, then each op's
+    results): the walk gives merged results no id, the reference gives them one it drops."""
+    ids: dict[int, int] = {}
+
+    def define(v: int) -> int:
+        return ids.setdefault(v, len(ids))
+
+    for arg in fn.args:
+        define(arg.value)
+    ops = []
+    for op in fn.ops:
+        ops.append((op.index, op.name, [ids[v] for v in op.operands],
+                    [ids[v] for v in op.region_uses], [define(v) for v in op.results],
+                    op.call_forwards, op.target))
+    return tuple(ops), tuple(ids[r.value] for r in fn.results)
+
+
+def _catalogue() -> list[Any]:
+    from tests.corpus.programs import PROGRAMS
+
+    def nested(params: Any, x: jax.Array) -> Any:
+        inner = jax.jit(lambda p: jax.tree.map(lambda w: w - 0.1 * jnp.tanh(w @ x).sum(), p))
+        return inner(params), jax.tree.map(lambda w: (w @ x).sum(), params)
+
+    lowered = [p.lower() for p in PROGRAMS if p.devices == 1]
+    lowered += [_lowered(f) for f in DUPLICATED.values()]
+    params = [jnp.ones((32, 32)) for _ in range(3)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lowered.append(jax.jit(nested, donate_argnums=0).lower(params, A))
+    return lowered
+
+
+def test_merging_while_walking_is_merging_afterwards() -> None:
+    """The jaxlib adapter merges identical ops as it walks a function; the model equals the
+    one built without merging and then merged (:func:`merge_identical_ops`), on every
+    single-device program of the corpus, the duplicated programs and a step calling a jit."""
+    from jax_use_donated.adapters.jaxlib_ir import ModuleAdapter
+
+    merged_somewhere = 0
+    for lowered in _catalogue():
+        module = lowered.compiler_ir()
+        main = module_function(module)
+        assert main is not None
+        walked = ModuleAdapter(module.operation).build(main)
+        after = ModuleAdapter(module.operation, cse_while_walking=False).build(main)
+        raw = ModuleAdapter(module.operation, inline=False).build(main)
+        assert _structure(walked) == _structure(after)
+        merged_somewhere += len(walked.ops) < len(raw.ops)
+    assert merged_somewhere >= len(DUPLICATED) + 1

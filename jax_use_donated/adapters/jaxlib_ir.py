@@ -34,7 +34,12 @@ from typing import Any
 
 from jaxlib.mlir import ir  # the module jax._src.lib.mlir re-exports
 
-from jax_use_donated.analysis.cse import canonical_op_text, merge_identical_ops
+from jax_use_donated.analysis.cse import (
+    MERGEABLE_OPS,
+    IdenticalOps,
+    canonical_op_text,
+    merge_identical_ops,
+)
 from jax_use_donated.analysis.errors import (
     ALIASING_OUTPUT,
     BUFFER_DONOR,
@@ -213,18 +218,29 @@ def _dict_list(func_op: ir.Operation, name: str, count: int) -> list[ir.DictAttr
 
 
 def attribute_key(op: Op) -> object:
-    """``op``'s identity for XLA's CSE (:mod:`.analysis.cse`), which compares attributes and
-    called computations: its (uniqued) attributes, and for an op with regions the op printed on
-    its own (SSA names renumbered); ``None`` without an IR handle. Printing is kept to ops with
-    regions: jaxlib numbers the whole enclosing function to print one op."""
+    """``op``'s identity for XLA's CSE (:mod:`.analysis.cse`): :func:`operation_key` of its IR
+    op; ``None`` without an IR handle."""
     operation = getattr(op.handle, "operation", op.handle)
     if not isinstance(operation, ir.Operation):
         return None
+    return operation_key(operation)
+
+
+def operation_key(operation: ir.Operation) -> object:
+    """What XLA's CSE compares besides operands and result types: the op's (uniqued)
+    attributes, and for an op with regions the op printed on its own (SSA names renumbered).
+    Printing is kept to ops with regions: jaxlib numbers the whole enclosing function to print
+    one op."""
     if len(operation.regions):
         return canonical_op_text(str(operation.get_asm(print_generic_op_form=True)))
     attributes = operation.attributes
     # MLIR attributes are uniqued per context: comparing them is a pointer comparison.
+    if _HAS_ATTRIBUTE_ITEMS:  # (name, attribute) pairs in one binding call
+        return tuple(attributes.items())  # pyright: ignore[reportAttributeAccessIssue]
     return tuple((a.name, a.attr) for a in (attributes[i] for i in range(len(attributes))))
+
+
+_HAS_ATTRIBUTE_ITEMS = hasattr(ir.OpAttributeMap, "items")
 
 
 def symbol_name(func_op: ir.Operation) -> str:
@@ -258,9 +274,13 @@ class ModuleAdapter:
     are replaced by the callee bodies, as XLA inlines them before copy insertion
     (:func:`.analysis.inline.inline_calls`)."""
 
-    def __init__(self, module_op: ir.Operation | None, inline: bool = True) -> None:
+    def __init__(self, module_op: ir.Operation | None, inline: bool = True, *,
+                 cse_while_walking: bool = True) -> None:
         self.module_op = module_op
         self.inline = inline
+        self.cse_while_walking = cse_while_walking
+        """``False``: identical ops are merged after the walk instead (the same model, slower;
+        the reference the tests compare the walk against)."""
         self.types = _TypeTable()
         self._functions: dict[str, ir.Operation] | None = None
         self._forwards: dict[tuple[str, tuple[int, ...]], dict[int, tuple[int, ...]] | None] = {}
@@ -367,8 +387,15 @@ class ModuleAdapter:
                     placement=placement_of(d), donation=donation, loc=loc, handle=barg)
             )
 
-        fn = self._block_model(name, block, values, value_types, args, res_dicts, func_op)
-        if self.inline if inline is None else inline:
+        xla_view = self.inline if inline is None else inline
+        # XLA's view merges identical ops (analysis/cse.py): while walking, and once more
+        # after inlining, where a callee's ops may repeat the caller's.
+        walking = xla_view and self.cse_while_walking
+        dedup: IdenticalOps[ir.Operation] | None = (IdenticalOps(operation_key) if walking
+                                                    else None)
+        fn = self._block_model(name, block, values, value_types, args, res_dicts, func_op,
+                               dedup=dedup)
+        if xla_view and (has_calls(fn) or not walking):
             if has_calls(fn):
                 fn = inline_calls(fn, self.callee_model)
             fn = merge_identical_ops(fn, attribute_key)
@@ -392,10 +419,13 @@ class ModuleAdapter:
         res_dicts: Sequence[ir.DictAttr | None],
         handle: object,
         outer: bool = False,
+        dedup: IdenticalOps[ir.Operation] | None = None,
     ) -> FunctionModel:
         """The model of ``block`` once its arguments are ``args`` (ids in ``values``). With
         ``outer``, a value defined outside the block (a loop body closing over it) becomes one
-        more argument; otherwise it is an error."""
+        more argument; otherwise it is an error. With ``dedup``, an op identical to an earlier
+        one (:class:`.cse.IdenticalOps`) is no op of the model: its results are the earlier
+        op's."""
         types = self.types
 
         def outside(v: ir.Value) -> ValueId:
@@ -430,22 +460,29 @@ class ModuleAdapter:
             try:  # one result (nearly every op): one binding call instead of a list
                 result = operation.result
             except ValueError:
-                first = next_id
-                result_values = operation.results
-                for r in result_values:
-                    values[r] = next_id
-                    next_id += 1
-                result_ids = list(range(first, next_id))
-                result_types = [types.get(t) for t in result_values.types]
+                result_values = list(operation.results)
+                result_ids = list(range(next_id, next_id + len(result_values)))
+                result_types = [types.get(r.type) for r in result_values]
             else:
-                values[result] = next_id
+                result_values = [result]
                 result_ids = [next_id]
-                next_id += 1
                 t = result.type
                 info = type_cache.get(t)  # types.get, inlined
                 if info is None and t not in type_cache:
                     info = add_type(t)
                 result_types = [info]
+            if dedup is not None and op_name in MERGEABLE_OPS:
+                first = dedup.earlier(
+                    op_name, operands,
+                    tuple(i.text if i is not None else None for i in result_types),
+                    operation, result_ids)
+                if first is not None:  # XLA's CSE: this op is the earlier one
+                    for r, vid in zip(result_values, first, strict=True):
+                        values[r] = vid
+                    continue
+            for r in result_values:
+                values[r] = next_id
+                next_id += 1
             value_types += result_types
             # Positional, in field order: cheaper than keyword matching, once per op.
             op = Op(len(ops), op_name, operands, result_ids,
