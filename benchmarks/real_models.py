@@ -474,6 +474,26 @@ def _adamw_apply(nested: bool) -> tuple[Any, tuple[Any, ...]]:
     return _jax_jit(apply, nested, donate_argnums=(0, 1, 2)), (params, opt_state, grads)
 
 
+DEEP_LAYERS = 20                     # the hand-written Adam step with reordered outputs
+
+
+def _deep_adam(nested: bool) -> tuple[Any, tuple[Any, ...]]:
+    """:mod:`benchmarks.jax_modules`' Adam MLP step returning ``(v, m, params, loss)``: JAX
+    pairs each parameter with an optimizer-state result; the region ordering's re-matching
+    does not converge in :data:`~jax_use_donated.analysis.plan.EXACT_ROUNDS` and the plan is
+    completed greedily."""
+    from benchmarks.jax_modules import BATCH, WIDTH, _step
+
+    keys = jax.random.split(_key(3), 2 * DEEP_LAYERS + 2)
+    params = [(0.3 * jax.random.normal(keys[2 * i], (WIDTH, WIDTH)),
+               0.1 * jax.random.normal(keys[2 * i + 1], (WIDTH,))) for i in range(DEEP_LAYERS)]
+    m = jax.tree.map(lambda a: 0.01 * a, params)
+    v = jax.tree.map(lambda a: 0.001 * a * a, params)
+    x = jax.random.normal(keys[-2], (BATCH, WIDTH))
+    y = jax.random.normal(keys[-1], (BATCH, WIDTH))
+    return _jax_jit(_step, nested, donate_argnums=(0, 1, 2)), (params, m, v, x, y)
+
+
 VARIANTS: list[Variant] = [
     Variant("linen_mlp", "linen", True, _linen_mlp(False)),
     Variant("linen_mlp_reordered", "linen", True, _linen_mlp(True), "returns loss, state, params"),
@@ -496,8 +516,10 @@ VARIANTS: list[Variant] = [
     Variant("kv_linen", "linen", False, _kv_linen, "SelfAttention(decode=True) cache"),
     Variant("kv_nnx", "nnx", False, _kv_nnx, "MultiHeadAttention(decode=True), nnx.jit"),
     Variant("ema_only", "optax", False, _ema_only, "incremental_update"),
+    Variant("adam_deep_reordered", "jax", True, _deep_adam,
+            f"{DEEP_LAYERS}-layer MLP, hand-written Adam, returns v, m, params"),
 ]
-assert len(VARIANTS) == 19
+assert len(VARIANTS) == 20
 
 
 def catalogue_variants(n: int = 32) -> list[Variant]:

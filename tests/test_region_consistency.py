@@ -82,3 +82,41 @@ def test_real_model_plans_equal_the_reference(name: str) -> None:
 @given(programs())
 def test_fuzzed_program_plans_equal_the_reference(spec: ProgramSpec) -> None:
     _assert_same(_model(spec.build(), spec.make_args(), spec.donate_argnums))
+
+
+def _record_function(name: str) -> FunctionModel:
+    import jax_use_donated as jud
+    from benchmarks.real_models import VARIANTS, _lower
+    from jax_use_donated.dropin import records
+
+    step, args = next(v for v in VARIANTS if v.name == name).make(False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with jud.enabled(warn=False):
+            record = records.record_of(_lower(step, args).compiler_ir())
+    assert record is not None
+    return record.function
+
+
+def test_unconverged_rounds_are_completed_consistently(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A deep Adam step returning ``(v, m, params)`` does not converge in
+    ``EXACT_ROUNDS``: the completed plan pairs every donor, as the rounds do when left to
+    run, with pairs that are each safe and consistent together (the executable agrees:
+    ``adam_deep_reordered`` in ``tests/test_orderings.py``). ``linen_lm_reordered`` is
+    completed too (455 rounds to converge): its plan is the reference's, above."""
+    from jax_use_donated.analysis import plan as plan_module
+    from jax_use_donated.analysis.plan import EXACT_ROUNDS, consistent_pairs
+
+    fn = _record_function("adam_deep_reordered")
+    plan = plan_donation(fn, ORDERING)
+    assert plan.rounds == EXACT_ROUNDS
+    assert sorted(plan.pairs) == [a.index for a in fn.donors]
+    assert plan.unpaired == []
+    assert plan.checker is not None
+    assert all(plan.checker.is_safe(d, k) for d, k in plan.pairs.items())
+    assert consistent_pairs(plan.checker, plan.pairs) == []
+    monkeypatch.setattr(plan_module, "EXACT_ROUNDS", 10**6)
+    exact = plan_donation(fn, ORDERING)
+    assert exact.rounds > EXACT_ROUNDS
+    assert len(exact.pairs) == len(plan.pairs)
+
