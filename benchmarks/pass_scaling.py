@@ -22,6 +22,13 @@ more than the cap at the next size is not run there. Writes ``benchmarks/results
 pass_scaling.md`` and the log-log chart ``pass_scaling.png``::
 
     python benchmarks/pass_scaling.py --end-to-end [--layers 15 145 1450 14500] [--cap 120]
+
+``--region`` times the planner alone on the same steps (jaxlib model, built once per size),
+side by side: the ``xla-cpu`` ordering, ``xla-cpu-region`` as the drop-in plans on CPU, and
+``xla-cpu-region`` with its rounds of re-matching left to run (no greedy completion,
+``EXACT_ROUNDS`` raised) on the sizes up to ``--exact-up-to``::
+
+    python benchmarks/pass_scaling.py --region [--layers 15 30 60 145] [--exact-up-to 60]
 """
 
 from __future__ import annotations
@@ -39,11 +46,13 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 
 from jax_use_donated.adapters.xdsl_ir import build_function_model, functions_with_donors
+from jax_use_donated.analysis.orderings import Ordering
 from jax_use_donated.analysis.plan import plan_donation
 from jax_use_donated.diagnostics import collect_diagnostics
 from jax_use_donated.driver import JaxDonateOptMain
@@ -228,6 +237,18 @@ with open(sys.argv[2], "w") as out:
 """
 """The physical reference: jaxlib's parse and print alone, with the context our path uses."""
 
+REFERENCE_WALK = REFERENCE.replace("with open(sys.argv[2]", """\
+for func in module.body.operations:
+    for block in func.operation.regions[0].blocks:
+        for view in block.operations:
+            op = view.operation
+            op.name, list(op.operands), [r.type for r in op.results]
+with open(sys.argv[2]""")
+"""The reference plus the least a Python analysis reads through jaxlib's bindings: the name,
+operands and result types of every op of every function body, once (nested regions not
+even entered). jaxlib exports no MLIR C API symbols, so no compiled
+walker can be linked against its MLIR; this is the floor of the jaxlib path's model step."""
+
 
 @dataclass
 class Timed:
@@ -297,7 +318,7 @@ def end_to_end(layers: Sequence[int], cap: float) -> str:
 
     tool = str(Path(sys.executable).with_name("jax-donate-opt"))
     series = ("jaxlib parse+print", "jax-donate-opt jaxlib path", "jax-donate-opt xDSL path",
-              "xDSL generic parse")
+              "xDSL generic parse", "jaxlib parse+walk+print")
     rows: list[tuple[int, int, list[Timed], float | None]] = []
     stop: dict[str, bool] = {}
     last: dict[str, tuple[float, int]] = {}
@@ -313,6 +334,7 @@ def end_to_end(layers: Sequence[int], cap: float) -> str:
             series[1]: [tool, str(path), "-p", "jax-plan-donation", "--path=jaxlib",
                         "--verbose", "-o", null],
             series[2]: [tool, str(path), "-p", "jax-plan-donation", "--path=xdsl", "-o", null],
+            series[4]: [sys.executable, "-c", REFERENCE_WALK, str(path), null],
         }
         for name in series:
             seconds, at = last.get(name, (0.0, 1))
@@ -349,19 +371,22 @@ def report(rows: list[tuple[int, int, list[Timed], float | None]], series: Seque
         f"at the end {', '.join(f'{x:.1f}' for x in os.getloadavg())}).",
         "",
         "| layers | ops | MB | " + " | ".join(series) + " | jaxlib path / reference | "
+        "walk floor / reference | "
         "jaxlib path: parse, model, plan, print (s) | peak RSS MiB (ref / jaxlib path / xDSL path) |",
-        "|---:|---:|---:|" + "---:|" * len(series) + "---:|---|---|",
+        "|---:|---:|---:|" + "---:|" * len(series) + "---:|---:|---|---|",
     ]
     for n, ops, cells, mb in rows:
         fmt = [f"{c.seconds:.2f}" if c.seconds is not None else (c.note or "-") for c in cells]
         ref, fast = cells[0].seconds, cells[1].seconds
         ratio = f"{fast / ref:.2f}x" if ref and fast else "-"
+        floor = cells[4].seconds if len(cells) > 4 else None
+        floor_ratio = f"{floor / ref:.2f}x" if ref and floor else "-"
         d = cells[1].detail
         phases = ", ".join(f"{d[k]:.2f}" for k in ("parse", "model", "plan", "print")
                            if k in d) or "-"
         rss = " / ".join(f"{c.rss_mib:.0f}" if c.rss_mib else "-" for c in cells[:3])
         lines.append(f"| {n} | {ops} | {mb:.1f} | " + " | ".join(fmt)
-                     + f" | {ratio} | {phases} | {rss} |")
+                     + f" | {ratio} | {floor_ratio} | {phases} | {rss} |")
     text = "\n".join(lines) + "\n"
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "pass_scaling.md").write_text(text)
@@ -390,16 +415,68 @@ def chart(rows: list[tuple[int, int, list[Timed], float | None]], series: Sequen
     fig.savefig(RESULTS / "pass_scaling.png", dpi=120)
 
 
+DEFAULT_LAYERS = [15, 145, 1450, 14500]
+
+
+def _timed_plan(fn: Any, ordering: Ordering) -> tuple[float, Any]:
+    gc.collect()
+    start = time.perf_counter()
+    plan = plan_donation(fn, ordering)
+    return time.perf_counter() - start, plan
+
+
+def region_planning(layers: Sequence[int], exact_up_to: int) -> str:
+    """The ``--region`` table: per layer count, planning seconds under each ordering (the
+    same model), the region plan's rounds and pairs, and the ratios."""
+    from benchmarks.jax_modules import train_step_text
+    from jax_use_donated import fast_path
+    from jax_use_donated.adapters.jaxlib_ir import ModuleAdapter
+    from jax_use_donated.analysis import plan as plan_module
+
+    lines = [f"{'layers':>6} {'ops':>7} {'donors':>6} {'xla-cpu s':>9} {'region s':>9} "
+             f"{'rounds':>6} {'pairs':>5} {'uncapped s':>10} {'rounds':>6} {'pairs':>5} "
+             f"{'uncapped/region':>15}"]
+    ctx = fast_path.make_context()
+    for n in layers:
+        module = fast_path.parse(train_step_text(n).read_bytes(), ctx=ctx)
+        func = next(iter(fast_path.functions_with_donors(module)))
+        fn = ModuleAdapter(module.operation).build(func)
+
+        dataflow_s, _ = _timed_plan(fn, "xla-cpu")
+        region_s, region = _timed_plan(fn, "xla-cpu-region")
+        line = (f"{n:>6} {len(fn.ops):>7} {len(fn.donors):>6} {dataflow_s:>9.3f} "
+                f"{region_s:>9.3f} {region.rounds:>6} {len(region.pairs):>5}")
+        if n <= exact_up_to:
+            cap = plan_module.EXACT_ROUNDS
+            plan_module.EXACT_ROUNDS = 10**9
+            try:
+                exact_s, exact = _timed_plan(fn, "xla-cpu-region")
+            finally:
+                plan_module.EXACT_ROUNDS = cap
+            line += (f" {exact_s:>10.3f} {exact.rounds:>6} {len(exact.pairs):>5} "
+                     f"{exact_s / region_s:>14.1f}x")
+        lines.append(line)
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 50000])
     parser.add_argument("--profile", action="store_true", help="cProfile the pass")
     parser.add_argument("--end-to-end", action="store_true",
                         help="whole processes on real JAX text (see the module docstring)")
-    parser.add_argument("--layers", type=int, nargs="+", default=[15, 145, 1450, 14500])
+    parser.add_argument("--layers", type=int, nargs="+", default=DEFAULT_LAYERS)
     parser.add_argument("--cap", type=float, default=120.0,
                         help="seconds per measurement at most")
+    parser.add_argument("--region", action="store_true",
+                        help="planner time under the region ordering (module docstring)")
+    parser.add_argument("--exact-up-to", type=int, default=60,
+                        help="--region: layers up to which the rounds also run uncapped")
     args = parser.parse_args(argv)
+    if args.region:
+        print(region_planning(args.layers if args.layers != DEFAULT_LAYERS else [15, 30, 60, 145],
+                              args.exact_up_to))
+        return
     if args.end_to_end:
         print(end_to_end(args.layers, args.cap))
         return
