@@ -428,6 +428,7 @@ def _timed_plan(fn: Any, ordering: Ordering) -> tuple[float, Any]:
 def region_planning(layers: Sequence[int], exact_up_to: int) -> str:
     """The ``--region`` table: per layer count, planning seconds under each ordering (the
     same model), the region plan's rounds and pairs, and the ratios."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from benchmarks.jax_modules import train_step_text
     from jax_use_donated import fast_path
     from jax_use_donated.adapters.jaxlib_ir import ModuleAdapter
@@ -456,7 +457,17 @@ def region_planning(layers: Sequence[int], exact_up_to: int) -> str:
             line += (f" {exact_s:>10.3f} {exact.rounds:>6} {len(exact.pairs):>5} "
                      f"{exact_s / region_s:>14.1f}x")
         lines.append(line)
-    return "\n".join(lines)
+    table = "\n".join(lines)
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "region_planning.md").write_text(
+        "# Planning under the region ordering\n\n"
+        f"Command: `python benchmarks/pass_scaling.py --region --layers "
+        f"{' '.join(map(str, layers))} --exact-up-to {exact_up_to}` (the N-layer Adam MLP step "
+        "of `benchmarks/jax_modules.py`, outputs `(v, m, params, loss)`; the jaxlib model, "
+        "ops after CSE; planner seconds, one run each on a shared "
+        f"{os.cpu_count()}-core machine; \"uncapped\": the rounds of re-matching left to run, "
+        "no greedy completion).\n\n```\n" + table + "\n```\n")
+    return table
 
 
 def main(argv: Sequence[str] | None = None) -> None:
