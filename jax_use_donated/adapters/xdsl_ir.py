@@ -432,13 +432,25 @@ def build_function_model(
     return fn
 
 
-def attribute_key(op: Op) -> str | None:
-    """``op`` printed on its own (its name, properties, attributes, regions and types), for
-    XLA's CSE (:mod:`.analysis.cse`), which compares called computations too; ``None``
-    without an IR handle. Only ops whose operands the model found equal are compared."""
+def attribute_key(op: Op) -> object:
+    """What XLA's CSE (:mod:`.analysis.cse`) compares besides the operands and result types
+    the model already holds: for a registered op without regions its properties and
+    attributes (xDSL attributes are values: ``==`` compares them structurally, as MLIR's
+    uniqued ones), else the op printed on its own (SSA names renumbered: regions, the called
+    computations XLA compares too, and unregistered ops); ``None`` without an IR handle.
+    Only ops whose operands the model found equal are compared."""
     handle = op.handle
     if not isinstance(handle, Operation):
         return None
+    if not handle.regions and not isinstance(handle, UnregisteredOp):
+        key = (tuple(sorted(handle.properties.items())),
+               tuple(sorted(handle.attributes.items())))
+        try:
+            hash(key)
+        except TypeError:  # an attribute holding a list or a dict: compare the text
+            pass
+        else:
+            return key
     return canonical_op_text(str(handle))
 
 
