@@ -331,3 +331,30 @@ def test_donation_report_covers_destination_reuse(tmp_path: Path,
     err = capsys.readouterr().err
     assert code == 0 and "outs(%a : tensor<4xf32>)" in out
     assert err.startswith("donation report for @chain (program ordering): 1/1 donors reused"), err
+
+
+@pytest.mark.parametrize("path", ["jaxlib", "xdsl"])
+def test_console_script_ends_with_everything_written(tmp_path: Path, path: str,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """The command ends without teardown (``console_main``): the module (larger than a pipe's
+    buffer) on stdout or in ``-o``'s file, and the warnings and report on stderr, are exactly
+    what :func:`main` writes in process."""
+    from benchmarks.jax_modules import lower
+
+    src = tmp_path / "step.mlir"
+    src.write_text(lower(12))
+    args = [str(src), "-p", "jax-plan-donation", "--donation-report", f"--path={path}"]
+    assert main(args) == 0
+    expected = capsys.readouterr()
+    assert len(expected.out) > 70_000 and "donation report" in expected.err
+    exe = Path(sys.executable).with_name("jax-donate-opt")
+    assert exe.exists()
+    piped = subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=300,
+                           check=False)
+    assert (piped.returncode, piped.stdout, piped.stderr) == (
+        0, expected.out, expected.err)
+    out = tmp_path / "out.mlir"
+    to_file = subprocess.run([str(exe), *args, "-o", str(out)], capture_output=True, text=True,
+                             timeout=300, check=False)
+    assert (to_file.returncode, to_file.stdout, to_file.stderr) == (0, "", expected.err)
+    assert out.read_text() == expected.out
