@@ -514,6 +514,12 @@ class LazyEdges(Mapping[int, list[int]]):
             self._scan(d)
         return self.full[d]
 
+    def safe_of(self, d: int) -> list[int]:
+        """``d``'s safe candidates in result order."""
+        if d not in self.full:
+            self._scan(d)
+        return self.safe[d]
+
     def _scan(self, d: int) -> None:
         """Store ``d``'s safe candidates (result order, and preferred first)."""
         checker = self.checker
@@ -792,24 +798,27 @@ def _closes_cycle(checker: PairChecker, by_source: dict[int, set[int]], p: int,
     ``p``, so a cycle is a path from ``p`` back to one of the ``reads``.
 
     Searched in waves: the writers reached last (first ``p`` alone) are one mask over the
-    writer bits, so an op depends on one of them in one ``&`` with its writer-ancestor bits;
-    each accepted source is looked at until a wave reaches it, and then its edges give the
-    next wave (the writers they enter that were not reached yet)."""
+    writer bits, so an op depends on one of them in one ``&`` with its writer-ancestor bits.
+    The accepted sources that may depend on a wave are found by a forward walk over def-use
+    edges from it (a superset, then the bit test decides; a train step's writers are its last
+    ops, so the walk is short), or, when that walk grows past the number of sources, by
+    looking at every source; a source's edges give the next wave (the writers they enter that
+    were not reached yet)."""
     anc, bit = checker.writer_ancestor_bits()
+    users = checker.live.users()
     reached = {p}
     frontier, mask = {p}, 1 << bit[p]
-    waiting = list(by_source)
+    triggered: set[int] = set()
+    limit = 2 * len(by_source) + 16
     while True:
         if any(u in frontier or anc[u] & mask for u in reads):
             return True
+        near = _reachable_sources(frontier, users, by_source, limit)
         targets: set[int] = set()
-        still: list[int] = []
-        for x in waiting:
-            if x in frontier or anc[x] & mask:
+        for x in by_source if near is None else near:
+            if x not in triggered and (x in frontier or anc[x] & mask):
+                triggered.add(x)
                 targets |= by_source[x]
-            else:
-                still.append(x)
-        waiting = still
         frontier = targets - reached
         if not frontier:
             return False
@@ -817,6 +826,25 @@ def _closes_cycle(checker: PairChecker, by_source: dict[int, set[int]], p: int,
         mask = 0
         for y in frontier:
             mask |= 1 << bit[y]
+
+
+def _reachable_sources(start: set[int], users: list[list[int]], sources: Container[int],
+                       limit: int) -> list[int] | None:
+    """The ``sources`` among ``start`` and the ops a def-use path leads to from it; ``None``
+    once more than ``limit`` ops are reached."""
+    seen = set(start)
+    found = [x for x in start if x in sources]
+    stack = list(start)
+    while stack:
+        for w in users[stack.pop()]:
+            if w not in seen:
+                seen.add(w)
+                if len(seen) > limit:
+                    return None
+                if w in sources:
+                    found.append(w)
+                stack.append(w)
+    return found
 
 
 EXACT_ROUNDS = 16
@@ -870,15 +898,15 @@ def _complete_consistently(checker: PairChecker, pairs: dict[int, int],
         if len(other[0]) > len(best):
             best, banned = other
     checker.banned.update(banned)
+    class_of = {d: key for key, donors in classes.items() for d in donors}
+    for d, k in banned:
+        lazy[class_of[d]].ban(d, k)
     for key, donors in classes.items():
-        edges = lazy[key]
         for d in donors:
-            for k in [k for k in edges[d] if (d, k) in banned]:
-                edges.ban(d, k)
             if d in best:
                 safe.pop(d, None)
             else:
-                safe[d] = edges.safe[d]
+                safe[d] = lazy[key].safe_of(d)
     return best
 
 
@@ -898,29 +926,67 @@ def _greedy_completion(checker: PairChecker, start: dict[int, int],
     pairs = dict(start)
     banned: set[tuple[int, int]] = set()
     taken = set(pairs.values())
-    # Candidate pairs in the order they are tried: per donor in preference order, or all
-    # of them by the number of control edges they need (then donor and preference order).
-    tries: list[tuple[int, int]] = []
-    for key, donors in classes.items():
-        edges = lazy[key]
-        tries.extend((d, k) for d in donors if d not in pairs for k in edges[d])
-    if fewest_edges:
-        # Then the earliest writer: a donor's buffer is reused soonest after its reads (an
-        # optimizer state's own update before the parameter update that reads it).
+
+    def take(tries: list[tuple[int, int]]) -> None:
+        for d, k in tries:
+            if d in pairs or k in taken:
+                continue
+            if graph.try_pair(d, k) is not None:
+                pairs[d] = k
+                taken.add(k)
+            else:
+                banned.add((d, k))
+
+    if not fewest_edges:  # per donor in preference order
+        take([(d, k) for key, donors in classes.items() for d in donors if d not in pairs
+              for k in lazy[key][d]])
+    else:
+        # By the number of control edges a pair needs, then the earliest writer: a donor's
+        # buffer is reused soonest after its reads (an optimizer state's own update before
+        # the parameter update that reads it); then donor and preference order. The pairs
+        # that need none are those the dataflow rule accepts, found from the dependants of
+        # each donor's last read instead of by trying every result; the donors left try the
+        # results of their own readers, and then every result still free.
         late = len(checker.fn.ops)
-        cost: dict[tuple[int, int], tuple[int, int]] = {}
-        for dk in tries:
+
+        def cost(dk: tuple[int, int]) -> tuple[int, int]:
             p, new = graph.needed(*dk)
-            cost[dk] = (len(new), p if p >= 0 else late)
-        tries.sort(key=cost.__getitem__)  # stable: donor and preference order on ties
-    for d, k in tries:
-        if d in pairs or k in taken:
-            continue
-        if graph.try_pair(d, k) is not None:
-            pairs[d] = k
-            taken.add(k)
-        else:
-            banned.add((d, k))
+            return len(new), p if p >= 0 else late
+
+        flow = PairChecker(checker.fn, checker.live, "xla-cpu")
+        free_of_edges: list[tuple[int, int]] = []
+        for key, donors in classes.items():
+            flow_edges = LazyEdges(flow, lazy[key].candidates, {})
+            free_of_edges.extend(
+                (d, k) for d in donors if d not in pairs for k in flow_edges.safe_of(d)
+                if lazy[key].is_edge(d, k) and not graph.needed(d, k)[1])
+        free_of_edges.sort(key=cost)
+        take(free_of_edges)
+        # Then the results of ops that read the donor themselves (a parameter's own update):
+        # the other reads are the edges such a pair needs.
+        results_of: dict[int, list[int]] = {}
+        for k, w in enumerate(checker.live.writers):
+            if isinstance(w, ProducedBy):
+                results_of.setdefault(w.op, []).append(k)
+        readers_results: list[tuple[int, int]] = []
+        for key, donors in classes.items():
+            edges = lazy[key]
+            for d in donors:
+                if d in pairs or d not in checker.live.reads:
+                    continue
+                readers_results.extend(
+                    (d, k) for u in sorted(checker.live.reads[d].positions)
+                    for k in results_of.get(u, ()) if k not in taken and edges.is_edge(d, k))
+        readers_results.sort(key=cost)
+        take(readers_results)
+        rest: list[tuple[int, int]] = []
+        for key, donors in classes.items():
+            edges = lazy[key]
+            open_results = [k for k in edges.candidates if k not in taken]
+            rest.extend((d, k) for d in donors if d not in pairs for k in open_results
+                        if edges.is_edge(d, k))
+        rest.sort(key=cost)
+        take(rest)
     for key, donors in classes.items():
         view = _Without(lazy[key], banned)
         for d in donors:
