@@ -851,7 +851,7 @@ EXACT_ROUNDS = 16
 """Rounds of re-matching after rejected pairs before the planner completes the plan greedily
 (:func:`_complete_consistently`). Each round rejects the pairs that conflict with earlier
 ones and matches their classes again, one conflict at a time: an Adam MLP step returning
-``(v, m, params)`` needed 2,383 rounds at 30 layers (2.7 s) and minutes at 60; the real
+``(v, m, params)`` needed 2,382 rounds at 30 layers (2.7 s) and minutes at 60; the real
 models' ``linen_lm_reordered`` 455 (completed at 16: the same plan), every other real model
 and catalogue program at most 10 (``tests/test_region_consistency.py`` checks both)."""
 
