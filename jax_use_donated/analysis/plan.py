@@ -779,8 +779,9 @@ def _consistent(checker: PairChecker, pairs: Mapping[int, int], log: Consistency
         if edges is None:
             rejected.append((d, logged_k))
         elif edges:
-            graph.add(checker.live.writers[logged_k].op,  # pyright: ignore[reportAttributeAccessIssue]
-                      edges)
+            writer = checker.live.writers[logged_k]
+            assert isinstance(writer, ProducedBy), "a pair with edges has a producing writer"
+            graph.add(writer.op, edges)
     del decisions[replayed:]
     for d in order[replayed:]:
         k = pairs[d]
@@ -883,9 +884,9 @@ def _complete_consistently(checker: PairChecker, pairs: dict[int, int],
     the better of two completions by :func:`_greedy_completion`: one from no pairs, taking
     the safe pairs that need the fewest new control edges first; where it pairs fewer donors
     than the last round's matching, one from that matching without its rejected pairs (kept
-    only if it pairs more). Each ends with consistent augmenting paths (:func:`_augment_consistently`). The
-    winner's refused pairs are banned like rejected ones; ``safe`` is updated for the donors
-    that stay unpaired.
+    only if it pairs more). Each ends with consistent augmenting paths
+    (:func:`_augment_consistently`). The winner's refused pairs are banned like rejected
+    ones; ``safe`` is updated for the donors that stay unpaired.
 
     Measured on an Adam MLP step returning ``(v, m, params)`` (JAX pairs each parameter
     with an optimizer-state result, safe one by one, conflicting together): the rounds swap
@@ -917,8 +918,8 @@ def _greedy_completion(checker: PairChecker, start: dict[int, int],
     candidate (preference order) whose edges close no cycle; with ``fewest_edges`` the
     candidates of all donors are tried by the number of new control edges they need (a pair
     that needs none can close no cycle), so a donor never takes a result another donor could
-    host with fewer edges (on a tie, the earliest writer first). Then consistent augmenting paths for those left; the pairs and the
-    pairs refused."""
+    host with fewer edges (on a tie, the earliest writer first). Then consistent augmenting
+    paths for those left; the pairs and the pairs refused."""
     graph = ControlEdges(checker)
     for d in sorted(start):
         accepted = graph.try_pair(d, start[d])
