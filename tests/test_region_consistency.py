@@ -61,29 +61,6 @@ def test_catalogue_plans_equal_the_reference(program: Any) -> None:
     _assert_same(_model(program.fun, tuple(program.args(8)), program.donate_argnums))
 
 
-@pytest.mark.parametrize("name", ["linen_mlp_reordered", "eqx_mlp", "ema_train",
-                                  "kv_decode_reordered", "linen_lm_reordered"])
-def test_real_model_plans_equal_the_reference(name: str) -> None:
-    import jax_use_donated as jud
-    from benchmarks.real_models import VARIANTS, _lower
-    from jax_use_donated.dropin import records
-
-    step, args = next(v for v in VARIANTS if v.name == name).make(False)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with jud.enabled(warn=False):
-            record = records.record_of(_lower(step, args).compiler_ir())
-    assert record is not None
-    _assert_same(record.function)
-
-
-@settings(max_examples=60, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(programs())
-def test_fuzzed_program_plans_equal_the_reference(spec: ProgramSpec) -> None:
-    _assert_same(_model(spec.build(), spec.make_args(), spec.donate_argnums))
-
-
 def _record_function(name: str) -> FunctionModel:
     import jax_use_donated as jud
     from benchmarks.real_models import VARIANTS, _lower
@@ -96,6 +73,19 @@ def _record_function(name: str) -> FunctionModel:
             record = records.record_of(_lower(step, args).compiler_ir())
     assert record is not None
     return record.function
+
+
+@pytest.mark.parametrize("name", ["linen_mlp_reordered", "eqx_mlp", "ema_train",
+                                  "kv_decode_reordered", "linen_lm_reordered"])
+def test_real_model_plans_equal_the_reference(name: str) -> None:
+    _assert_same(_record_function(name))
+
+
+@settings(max_examples=60, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(programs())
+def test_fuzzed_program_plans_equal_the_reference(spec: ProgramSpec) -> None:
+    _assert_same(_model(spec.build(), spec.make_args(), spec.donate_argnums))
 
 
 def test_unconverged_rounds_are_completed_consistently(monkeypatch: pytest.MonkeyPatch) -> None:
