@@ -358,11 +358,9 @@ class PairChecker:
         """Whether op ``u`` depends on result-producing op ``p`` (transitively; one bit test
         in per-op bitsets over the writers, built on first use: the region orderings'
         consistency check asks this many times)."""
-        if self._wanc is None:
-            self._writer_ancestors()
-        assert self._wanc is not None
-        bit = self._wbit.get(p)
-        return bit is not None and bool(self._wanc[u] >> bit & 1)
+        anc, bits = self.writer_ancestor_bits()
+        bit = bits.get(p)
+        return bit is not None and bool(anc[u] >> bit & 1)
 
     def _writer_ancestors(self) -> None:
         """Per op, bits of the result-producing ops it depends on (one forward walk, with
@@ -402,9 +400,7 @@ class PairChecker:
         bit = self.live.read_bit.get(x)
         if bit is not None and self.live.ancestors[y] >> bit & 1:
             return True
-        if self._wanc is None:
-            self._writer_ancestors()
-        return x in self._wbit and self.writer_precedes(x, y)
+        return self.writer_precedes(x, y)
 
     def _self_blocks(self, p: int, result: int, positions: set[int]) -> bool:
         """Whether op ``p``, reading the donor at operand ``positions``, cannot write its
@@ -727,9 +723,6 @@ class ControlEdges:
             return p, frozenset()
         return p, new
 
-    def closes_cycle(self, p: int, reads: frozenset[int]) -> bool:
-        return _closes_cycle(self.checker, self.by_source, p, reads)
-
     def add(self, p: int, reads: frozenset[int]) -> None:
         for u in reads:
             self.by_source.setdefault(u, set()).add(p)
@@ -739,7 +732,7 @@ class ControlEdges:
         else ``None``."""
         p, new = self.needed(d, k)
         if new:
-            if self.closes_cycle(p, new):
+            if _closes_cycle(self.checker, self.by_source, p, new):
                 return None
             self.add(p, new)
         return new
