@@ -17,6 +17,7 @@ import pytest
 import jax_use_donated as jud
 from jax_use_donated import xla_truth
 from jax_use_donated.diagnostics import DonationWarning
+from jax_use_donated.dropin import records
 
 
 def swap(a: jax.Array, b: jax.Array) -> tuple[jax.Array, jax.Array]:
@@ -138,6 +139,26 @@ def test_region_analysis_is_added_on_cpu_and_the_user_s_setting_wins() -> None:
     user = jud.jit(f, donate_argnums=(0, 1), region_analysis=True,
                    compiler_options={REGION: False})
     assert _compile_options(user.lower(X, Y))[REGION] is False
+
+
+def test_jits_whose_compiler_options_differ_get_their_own_plan() -> None:
+    """JAX's lowering cache does not key on compiler options, but the plan depends on them:
+    ``fan_out`` lowered by the default drop-in (region analysis added) and then with the
+    user's ``{REGION: False}`` must not share one lowered module. Shared, the second was
+    compiled without region analysis under the first's plan, which predicted ``copy-free``
+    where XLA copies."""
+    default = jud.jit(fan_out, donate_argnums=0)
+    off = jud.jit(fan_out, donate_argnums=0, compiler_options={REGION: False})
+    first = default.lower(X)
+    with pytest.warns(DonationWarning, match="keeps JAX's pairing"):
+        second = off.lower(X)
+    assert first.compiler_ir() is not second.compiler_ir()
+    orderings = [records.record_of(lowered.compiler_ir()).plan.ordering  # type: ignore[union-attr]
+                 for lowered in (first, second)]
+    assert orderings == ["xla-cpu-region", "xla-cpu"]
+    plan = off.plan(X)
+    (d,) = plan.donations
+    assert (d.predicted, d.measured) == ("copied", "copied")
 
 
 def test_xla_flags_count_as_the_user_s_options(monkeypatch: pytest.MonkeyPatch) -> None:

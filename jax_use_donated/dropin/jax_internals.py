@@ -13,8 +13,8 @@ Nothing else in the package imports ``jax._src``. The mechanism (tested on jax 0
 * ``pxla.lower_sharding_computation`` (every top-level lowering of ``jax.jit``, ``pjit``, AOT
   ``.lower()``, ``jax.export``) is wrapped: when the marker or the switch asks for planning it
   removes the marker from the compiler options (XLA never sees it) and lowers with
-  :class:`PlannedParameters`, a ``LoweringParameters`` carrying the options text. JAX's
-  lowering cache keys on those parameters, and ``mlir.lower_jaxpr_to_module`` (also wrapped)
+  :class:`PlannedParameters`, a ``LoweringParameters`` carrying the options text and the
+  compiler options (the plan depends on them). JAX's lowering cache keys on those parameters, and ``mlir.lower_jaxpr_to_module`` (also wrapped)
   hands the freshly lowered module to the planner before JAX caches or compiles it.
 * A nested drop-in is staged into its caller like any nested ``jax.jit``; JAX rejects compiler
   options on nested jits, so the staging rule of ``jit_p`` drops the marker first: the
@@ -305,14 +305,14 @@ def _install(on_lowered: LoweredCallback, on_compiled: CompiledCallback,
             if text:  # nothing donated: nothing to plan, but keep the marker out of XLA
                 return orig_lsc(*bound.args, **bound.kwargs)
             return orig_lsc(*args, **kwargs)
-        params = a["lowering_parameters"]
-        a["lowering_parameters"] = planned_cls(
-            **{f.name: getattr(params, f.name) for f in dataclasses.fields(params_cls)},
-            donation=str(text))
         user = {**xla_flags(), **dict(a["compiler_options_kvs"] or ())}
         platforms = tuple(a.get("lowering_platforms") or (jax.default_backend(),))
         extra = (add_options(str(text), platforms, user, _device_count(a))
                  if add_options is not None else {})
+        params = a["lowering_parameters"]
+        a["lowering_parameters"] = planned_cls(
+            **{f.name: getattr(params, f.name) for f in dataclasses.fields(params_cls)},
+            donation=str(text), compile_options=options_key({**user, **extra}))
         if extra:
             a["compiler_options_kvs"] = (*tuple(a["compiler_options_kvs"] or ()),
                                          *extra.items())
@@ -399,8 +399,17 @@ def _planned_parameters_class(base: type) -> type:
         on these parameters, so a planned lowering never meets an unplanned one."""
 
         donation: str = ""
+        compile_options: str = ""
+        """The compiler options the module is planned for (:func:`options_key`): the plan
+        follows the backend's copy insertion, so jits whose options differ get their own
+        lowering and plan (JAX's lowering cache does not key on compiler options)."""
 
     return PlannedParameters
+
+
+def options_key(options: dict[str, Any]) -> str:
+    """A hashable spelling of compiler options, independent of their order."""
+    return repr(sorted((str(k), repr(v)) for k, v in options.items()))
 
 
 def _strip_stray_marker(args: tuple[Any, ...], kwargs: dict[str, Any],
