@@ -23,6 +23,9 @@ pass_scaling.md`` and the log-log chart ``pass_scaling.png``::
 
     python benchmarks/pass_scaling.py --end-to-end [--layers 15 145 1450 14500] [--cap 120]
 
+``--xdsl-baseline DIR`` adds the xDSL path of another checkout (``git worktree add DIR REV``),
+run with this interpreter in the same loop, and its ratio to this checkout's xDSL path.
+
 ``--region`` times the planner alone on the same steps (jaxlib model, built once per size),
 side by side: the ``xla-cpu`` ordering, ``xla-cpu-region`` as the drop-in plans on CPU, and
 ``xla-cpu-region`` with its rounds of re-matching left to run (no greedy completion,
@@ -312,13 +315,30 @@ def generic_text(path: Path) -> Path:
     return out
 
 
-def end_to_end(layers: Sequence[int], cap: float) -> str:
+BASELINE_DRIVER = """
+import sys
+sys.path.insert(0, sys.argv.pop(1))
+from jax_use_donated import driver
+sys.argv[0] = "jax-donate-opt"
+if hasattr(driver, "console_main"):
+    driver.console_main()
+sys.exit(driver.main())
+"""
+"""``jax-donate-opt`` from the checkout named by the first argument."""
+
+
+def end_to_end(layers: Sequence[int], cap: float, baseline: Path | None = None) -> str:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from benchmarks.jax_modules import count_ops, train_step_text
 
     tool = str(Path(sys.executable).with_name("jax-donate-opt"))
-    series = ("jaxlib parse+print", "jax-donate-opt jaxlib path", "jax-donate-opt xDSL path",
-              "xDSL generic parse", "jaxlib parse+walk+print")
+    series: tuple[str, ...] = (
+        "jaxlib parse+print", "jax-donate-opt jaxlib path", "jax-donate-opt xDSL path",
+        "xDSL generic parse", "jaxlib parse+walk+print")
+    if baseline is not None:
+        rev = subprocess.run(["git", "-C", str(baseline), "rev-parse", "--short", "HEAD"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+        series = (*series, f"xDSL path at {rev}")
     rows: list[tuple[int, int, list[Timed], float | None]] = []
     stop: dict[str, bool] = {}
     last: dict[str, tuple[float, int]] = {}
@@ -336,6 +356,9 @@ def end_to_end(layers: Sequence[int], cap: float) -> str:
             series[2]: [tool, str(path), "-p", "jax-plan-donation", "--path=xdsl", "-o", null],
             series[4]: [sys.executable, "-c", REFERENCE_WALK, str(path), null],
         }
+        if baseline is not None:
+            cmds[series[5]] = [sys.executable, "-c", BASELINE_DRIVER, str(baseline), str(path),
+                               "-p", "jax-plan-donation", "--path=xdsl", "-o", null]
         for name in series:
             seconds, at = last.get(name, (0.0, 1))
             predicted = seconds * ops / at  # linear, startup included: an upper bound
@@ -365,15 +388,20 @@ def report(rows: list[tuple[int, int, list[Timed], float | None]], series: Seque
     lines = [
         "# jax-donate-opt end to end: jaxlib path, xDSL path, jaxlib and xDSL parsers",
         "",
-        "Command: `python benchmarks/pass_scaling.py --end-to-end` (N-layer MLP Adam step, "
+        "Command: `python benchmarks/pass_scaling.py --end-to-end"
+        + (f" --xdsl-baseline <worktree of {series[5].split()[-1]}>" if len(series) > 5 else "")
+        + "` (N-layer MLP Adam step, "
         "outputs reordered, `jax.jit(...).lower(...).as_text()`; whole processes, wall seconds, "
         f"cap {cap:.0f} s; one run each on a shared {os.cpu_count()}-core machine, load average "
         f"at the end {', '.join(f'{x:.1f}' for x in os.getloadavg())}).",
         "",
         "| layers | ops | MB | " + " | ".join(series) + " | jaxlib path / reference | "
         "walk floor / reference | "
-        "jaxlib path: parse, model, plan, print (s) | peak RSS MiB (ref / jaxlib path / xDSL path) |",
-        "|---:|---:|---:|" + "---:|" * len(series) + "---:|---:|---|---|",
+        + ("xDSL path / baseline | " if len(series) > 5 else "")
+        + "jaxlib path: parse, model, plan, print (s) | peak RSS MiB (ref / jaxlib path / xDSL "
+        "path) |",
+        "|---:|---:|---:|" + "---:|" * len(series) + "---:|---:|"
+        + ("---:|" if len(series) > 5 else "") + "---|---|",
     ]
     for n, ops, cells, mb in rows:
         fmt = [f"{c.seconds:.2f}" if c.seconds is not None else (c.note or "-") for c in cells]
@@ -381,6 +409,9 @@ def report(rows: list[tuple[int, int, list[Timed], float | None]], series: Seque
         ratio = f"{fast / ref:.2f}x" if ref and fast else "-"
         floor = cells[4].seconds if len(cells) > 4 else None
         floor_ratio = f"{floor / ref:.2f}x" if ref and floor else "-"
+        if len(series) > 5:
+            ours, base = cells[2].seconds, cells[5].seconds
+            floor_ratio += " | " + (f"{ours / base:.2f}x" if ours and base else "-")
         d = cells[1].detail
         phases = ", ".join(f"{d[k]:.2f}" for k in ("parse", "model", "plan", "print")
                            if k in d) or "-"
@@ -479,6 +510,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--layers", type=int, nargs="+", default=DEFAULT_LAYERS)
     parser.add_argument("--cap", type=float, default=120.0,
                         help="seconds per measurement at most")
+    parser.add_argument("--xdsl-baseline", type=Path, default=None,
+                        help="--end-to-end: also run the xDSL path of this checkout")
     parser.add_argument("--region", action="store_true",
                         help="planner time under the region ordering (module docstring)")
     parser.add_argument("--exact-up-to", type=int, default=60,
@@ -489,7 +522,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                               args.exact_up_to))
         return
     if args.end_to_end:
-        print(end_to_end(args.layers, args.cap))
+        print(end_to_end(args.layers, args.cap, args.xdsl_baseline))
         return
     ctx = JaxDonateOptMain(args=[]).ctx
     measure(ctx, 200, False)  # warm up: load dialects, fill caches of the parser

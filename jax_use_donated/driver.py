@@ -38,6 +38,7 @@ from io import BytesIO, StringIO
 from typing import IO, Any, ClassVar, NoReturn, cast
 
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp
 from xdsl.passes import ModulePass
 from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import (
@@ -133,6 +134,31 @@ class JaxDonateOptMain(xDSLOptMain):
     def register_all_targets(self) -> None:
         super().register_all_targets()
         self.available_targets.setdefault(TEXT_FORMAT, UNIVERSE.all_targets[TEXT_FORMAT])
+
+    def setup_pipeline(self) -> None:
+        """xDSL's pipeline, except that after a pass that rewrites only function signatures
+        (:attr:`.JaxPlanDonation.rewrites_signatures_only`) just the ``func.func`` ops are
+        verified again (:func:`verify_signatures`), not every op of their bodies."""
+        super().setup_pipeline()
+        verify_all = self.pipeline.callback
+        if verify_all is None:
+            return
+        args = self.args
+
+        def callback(previous: ModulePass | None, module: ModuleOp,
+                     next_pass: ModulePass | None) -> None:
+            if (previous is None or args.disable_verify
+                    or not getattr(previous, "rewrites_signatures_only", False)):
+                verify_all(previous, module, next_pass)
+                return
+            args.disable_verify = True
+            try:
+                verify_all(previous, module, next_pass)  # timing and printing, as xDSL does
+            finally:
+                args.disable_verify = False
+            verify_signatures(module)
+
+        self.pipeline = dataclasses.replace(self.pipeline, callback=callback)
 
     def register_all_passes(self) -> None:
         for name, factory in UNIVERSE.all_passes.items():  # ours first, in every listing
@@ -392,6 +418,15 @@ def _main(argv: Sequence[str] | None) -> int:
         print(f"{prog}: error: {kind}: {err}", file=sys.stderr)
         return 2
     return 0
+
+
+def verify_signatures(module: ModuleOp) -> None:
+    """Verify ``module`` and each ``func.func`` in it without their bodies: all a pass that
+    rewrites only argument attributes can have broken (the bodies were verified before it)."""
+    module.verify(verify_nested_ops=False)
+    for op in module.walk():
+        if isinstance(op, FuncOp):
+            op.verify(verify_nested_ops=False)
 
 
 def run_with_large_stack(fn: Callable[[], int]) -> int:

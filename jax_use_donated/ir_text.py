@@ -40,6 +40,7 @@ drops it).
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import struct
@@ -70,11 +71,12 @@ from xdsl.dialects.builtin import (
     NoneAttr,
     RankedStructure,
     StringAttr,
+    TensorType,
     UnknownLoc,
     UnregisteredOp,
 )
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Attribute, Block, Dialect, Operation
+from xdsl.ir import Attribute, Block, Dialect, Operation, TypeAttribute
 from xdsl.parser import Parser
 from xdsl.parser.generic_parser import ParserState
 from xdsl.printer import Printer
@@ -162,6 +164,10 @@ def location_range_end(loc: Attribute) -> tuple[int, int] | None:
     return entry[1], entry[2]
 
 
+_PLAIN_TENSOR_TYPE = re.compile(r"tensor<(?:(?:\d+|\?)x)*[A-Za-z][A-Za-z0-9]*>")
+"""A ranked tensor type with no encoding and a builtin element type, as JAX prints most."""
+
+
 class JaxTextParser(Parser):
     """xDSL's parser, extended for the MLIR text JAX prints (see the module docstring)."""
 
@@ -174,6 +180,32 @@ class JaxTextParser(Parser):
         self._exact_dense = False
         self._custom_op_name: Span | None = None
         """The name token of the operation being read in the custom form (else ``None``)."""
+        self._tensor_types: dict[str, TypeAttribute] = {}
+        """Plain tensor types read so far, by their text (:meth:`parse_optional_type`)."""
+
+    # --------------------------------------------------------------------------------- types
+    def parse_optional_type(self) -> TypeAttribute | None:
+        """xDSL's type parser, with plain tensor types (``tensor<64x64xf32>``, no encoding,
+        builtin element type: :data:`_PLAIN_TENSOR_TYPE`) read once per distinct text: a
+        train step spells a few dozen types tens of thousands of times, and xDSL's type
+        parser was 40% of its parse. Types are values, so every op may share one object."""
+        token = self._current_token
+        if token.kind != MLIRTokenKind.BARE_IDENT or token.text != "tensor":
+            return super().parse_optional_type()
+        start = token.span.start
+        m = _PLAIN_TENSOR_TYPE.match(self.lexer.input.content, start)
+        if m is None:
+            return super().parse_optional_type()
+        text = m.group()
+        known = self._tensor_types.get(text)
+        if known is not None:
+            self._resume_from(m.end())
+            return known
+        parsed = super().parse_optional_type()
+        if parsed is not None and self._current_token.span.start >= m.end() and not (
+                self.lexer.input.content[m.end():self._current_token.span.start].strip()):
+            self._tensor_types[text] = parsed
+        return parsed
 
     # ----------------------------------------------------------------------------- locations
     def _parse_location(self) -> LocationAttr:
@@ -460,6 +492,16 @@ class _FuncOpReader:
         return op
 
 
+@functools.lru_cache(maxsize=4096)
+def _plain_tensor_text(t: TensorType) -> str:
+    """xDSL's spelling of a tensor type without encoding, which :class:`JaxTextPrinter` prints
+    as xDSL does, worked out once per type: a train step prints a few dozen types tens of
+    thousands of times."""
+    out = StringIO()
+    Printer(stream=out).print_attribute(t)
+    return out.getvalue()
+
+
 class JaxTextPrinter(Printer):
     """xDSL's printer, printing what MLIR (and therefore JAX) prints where xDSL differs:
 
@@ -565,6 +607,9 @@ class JaxTextPrinter(Printer):
                 return
         elif (end := location_range_end(attribute)) is not None:
             self._print_location_range(cast(FileLineColLoc, attribute), *end)
+            return
+        elif type(attribute) is TensorType and isinstance(attribute.encoding, NoneAttr):
+            self.print_string(_plain_tensor_text(attribute))
             return
         super().print_attribute(attribute)
 

@@ -358,3 +358,81 @@ def test_console_script_ends_with_everything_written(tmp_path: Path, path: str,
                              timeout=300, check=False)
     assert (to_file.returncode, to_file.stdout, to_file.stderr) == (0, "", expected.err)
     assert out.read_text() == expected.out
+
+
+def _verify_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]:
+    """Record every ``Operation.verify`` call on a module or function: (op name, nested)."""
+    from xdsl.ir import Operation
+
+    calls: list[tuple[str, bool]] = []
+    original = Operation.verify
+
+    def spy(self: Operation, verify_nested_ops: bool = True) -> None:
+        if self.name in ("builtin.module", "func.func"):
+            calls.append((self.name, verify_nested_ops))
+        original(self, verify_nested_ops)
+
+    monkeypatch.setattr(Operation, "verify", spy)
+    return calls
+
+
+@pytest.mark.parametrize(("pipeline", "module_verifies"), [
+    ("jax-plan-donation", [True, False]),
+    ("jax-verify-donation", [True, False]),
+    ("jax-plan-donation{mode=materialize}", [True, True]),
+    ("jax-plan-donation,canonicalize", [True, False, True]),
+])
+def test_after_a_signature_only_pass_only_the_signatures_are_verified_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pipeline: str,
+        module_verifies: list[bool]) -> None:
+    """The input is verified whole; after a pass that changes only argument attributes just
+    the module and its functions are, without their bodies (verified already); after any
+    other pass everything again, as ``xdsl-opt`` does (``True``: with nested ops)."""
+    calls = _verify_calls(monkeypatch)
+    safe = SWAP.replace("tf.aliasing_output = 0", "tf.aliasing_output = 9").replace(
+        "tf.aliasing_output = 1", "tf.aliasing_output = 0").replace(
+        "tf.aliasing_output = 9", "tf.aliasing_output = 1")
+    code, _ = run(tmp_path, safe, "-p", pipeline, "--path=xdsl")
+    assert code == 0
+    assert [nested for name, nested in calls if name == "builtin.module"] == module_verifies
+    if module_verifies[-1] is False:
+        assert calls[-2:] == [("builtin.module", False), ("func.func", False)]
+
+
+def test_signature_verification_catches_a_broken_signature() -> None:
+    from xdsl.dialects.builtin import ArrayAttr, IntegerAttr
+    from xdsl.utils.exceptions import VerifyException
+
+    from jax_use_donated.driver import JaxDonateOptMain, verify_signatures
+    from jax_use_donated.ir_text import parse_module
+
+    module = parse_module(JaxDonateOptMain(args=[]).ctx, SWAP)
+    verify_signatures(module)
+    func = next(op for op in module.walk() if op.name == "func.func")
+    func.properties["arg_attrs"] = ArrayAttr([IntegerAttr(1, 32)] * 3)  # not dictionaries
+    with pytest.raises(VerifyException):
+        verify_signatures(module)
+
+
+def test_plain_tensor_types_are_read_once_and_shared() -> None:
+    """The parser reads each plain tensor type's text once: the same object for every op that
+    spells it; other types (encodings, complex elements) and unknown element types go to
+    xDSL's type parser, which reports the latter as before."""
+    from xdsl.utils.exceptions import ParseError
+
+    from jax_use_donated.driver import JaxDonateOptMain
+    from jax_use_donated.ir_text import parse_module
+
+    ctx = JaxDonateOptMain(args=[]).ctx
+    text = SWAP.replace("return %0, %1",
+                        "%2 = stablehlo.complex %0, %1 : tensor<4xcomplex<f32>>\n"
+                        "  %3 = stablehlo.complex %0, %1 : tensor<4xcomplex<f32>>\n"
+                        "  return %0, %1")
+    module = parse_module(ctx, text)
+    ops = [op for op in module.walk() if op.name.startswith("stablehlo.")]
+    assert ops[0].results[0].type is ops[1].results[0].type  # tensor<4xf32>, read once
+    assert ops[2].results[0].type == ops[3].results[0].type
+    assert str(ops[2].results[0].type) == "tensor<4xcomplex<f32>>"
+    with pytest.raises(ParseError, match="foo"):
+        parse_module(ctx, SWAP.replace("%1 = stablehlo.add %a, %a : tensor<4xf32>",
+                                       "%1 = stablehlo.add %a, %a : tensor<4xfoo>"))

@@ -203,6 +203,13 @@ class JaxPlanDonation(KebabOptions, ModulePass):
         "xla-gpu-region, tpu (alias); program (materialize); auto: the mode's")
 
     @property
+    def rewrites_signatures_only(self) -> bool:
+        """Whether :meth:`apply` changes nothing but ``func.func`` argument attributes (alias
+        mode), so a driver may verify just the functions afterwards (``jax-donate-opt``
+        does: verifying every op again was a quarter of its xDSL path)."""
+        return self.mode == "alias"
+
+    @property
     def effective_ordering(self) -> Ordering:
         """The ordering model the plan uses (``auto``: ``dataflow`` or ``program``)."""
         if self.ordering == "auto":
@@ -632,6 +639,9 @@ class JaxVerifyDonation(KebabOptions, ModulePass):
                       "xla-gpu-region", "tpu"] = option(
         "dataflow", "dataflow (= xla-cpu): XLA's data-dependence order; program: block order "
         "(after bufferization); xla-cpu-region, xla-gpu, xla-gpu-region, tpu")
+
+    rewrites_signatures_only = True
+    """It changes nothing (see :attr:`JaxPlanDonation.rewrites_signatures_only`)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.ordering not in ORDERING_NAMES:
