@@ -339,6 +339,7 @@ def end_to_end(layers: Sequence[int], cap: float, baseline: Path | None = None) 
         rev = subprocess.run(["git", "-C", str(baseline), "rev-parse", "--short", "HEAD"],
                              capture_output=True, text=True, check=True).stdout.strip()
         series = (*series, f"xDSL path at {rev}")
+    baseline_name = series[-1]
     rows: list[tuple[int, int, list[Timed], float | None]] = []
     stop: dict[str, bool] = {}
     last: dict[str, tuple[float, int]] = {}
@@ -357,7 +358,7 @@ def end_to_end(layers: Sequence[int], cap: float, baseline: Path | None = None) 
             series[4]: [sys.executable, "-c", REFERENCE_WALK, str(path), null],
         }
         if baseline is not None:
-            cmds[series[5]] = [sys.executable, "-c", BASELINE_DRIVER, str(baseline), str(path),
+            cmds[baseline_name] = [sys.executable, "-c", BASELINE_DRIVER, str(baseline), str(path),
                                "-p", "jax-plan-donation", "--path=xdsl", "-o", null]
         for name in series:
             seconds, at = last.get(name, (0.0, 1))

@@ -52,7 +52,6 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 from jax_use_donated.diagnostics import collect_diagnostics
 from jax_use_donated.donation_report import donation_report, format_bytes
 from jax_use_donated.fast_path import PATHS
-from jax_use_donated.frontend import JaxFrontend, JaxTarget, nesting_too_deep
 from jax_use_donated.transforms.options import KebabOptions, describe
 from jax_use_donated.transforms.plan_donation import record_plans
 from jax_use_donated.universe import PLAN_PASS, TEXT_FORMAT, UNIVERSE
@@ -220,6 +219,8 @@ class JaxDonateOptMain(xDSLOptMain):
         spec = parse_spec(self.args.frontend or file_extension)
         if spec.name != TEXT_FORMAT:
             return super().parse_chunk(chunk, file_extension, start_offset)
+        from jax_use_donated.frontend import JaxFrontend  # the jaxlib path never reads xDSL IR
+
         frontend = JaxFrontend.from_spec(spec)
         if self.args.no_implicit_module:
             frontend = dataclasses.replace(frontend, no_implicit_module=True)
@@ -231,6 +232,8 @@ class JaxDonateOptMain(xDSLOptMain):
         spec = parse_spec(self.args.target)
         if spec.name != TEXT_FORMAT:
             return super().output_resulting_program(prog)
+        from jax_use_donated.frontend import JaxTarget
+
         target = dataclasses.replace(
             JaxTarget.from_spec(spec),
             print_generic_format=self.args.print_op_generic,
@@ -378,6 +381,8 @@ def format_error(err: BaseException, input_name: str) -> str:
                          + "\n" + span.print_with_context().split("\n", 1)[1].rstrip("\n"))
         return text
     if isinstance(err, RecursionError):
+        from jax_use_donated.frontend import nesting_too_deep
+
         return f"{input_name}: error: {nesting_too_deep('processing it')}"
     where = _error_location(err) or input_name
     return f"{where}: error: {err}"

@@ -34,6 +34,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from jax_use_donated import print_ahead
+
 if TYPE_CHECKING:  # the driver imports this module only when it runs
     from jax_use_donated.analysis.model import FunctionModel
     from jax_use_donated.analysis.plan import DonationPlan
@@ -397,6 +399,13 @@ def print_module(module: Any) -> str:
     return module.operation.get_asm(enable_debug_info=False) + "\n"
 
 
+def print_verified_module(module: Any) -> str:
+    """:func:`print_module` of a module known to verify (jaxlib's parser verified it), without
+    verifying it again: the same text, and no use of MLIR's thread pool, whose threads a
+    forked child does not have (:mod:`.print_ahead`)."""
+    return module.operation.get_asm(enable_debug_info=False, assume_verified=True) + "\n"
+
+
 def try_run(tool: JaxDonateOptMain, data: bytes, path: Path) -> bool:
     """Run ``tool``'s command on ``data`` with jaxlib and write its output and diagnostics;
     ``False`` (nothing written) when the xDSL path has to run it. ``--verbose`` says which
@@ -428,6 +437,7 @@ def _try_run(tool: JaxDonateOptMain, data: bytes, path: Path) -> bool:
         return False
     timings: dict[str, float] = {}
     start = time.perf_counter()
+    ahead = None
     try:
         data.decode("utf-8")
         if b"\0" in data:  # jaxlib's lexer stops at a NUL byte, xDSL's reports it
@@ -443,18 +453,28 @@ def _try_run(tool: JaxDonateOptMain, data: bytes, path: Path) -> bool:
         mark = time.perf_counter()
         module = parse(data, ctx=ctx)
         timings["parse"] = time.perf_counter() - mark
+        ahead = print_ahead.start(module, list(functions_with_donors(module)), len(data),
+                                  print_verified_module)
         outcome = run_pipeline(module, tool.pipeline.passes, b"loc(" in data)
         timings.update(outcome.seconds)
         mark = time.perf_counter()
-        text = print_module(module)
+        text = ahead.text() if ahead is not None else None
+        printed_ahead = text is not None
+        if text is None:
+            text = print_module(module)
         timings["print"] = time.perf_counter() - mark
     except (Unsupported, UnicodeDecodeError) as err:
+        if ahead is not None:
+            ahead.cancel()
         say(f"path: xdsl (the jaxlib path gave up: {err})")
         return False
     except Exception as err:  # anything unforeseen: the xDSL path decides (and reports)
+        if ahead is not None:
+            ahead.cancel()
         say(f"path: xdsl (the jaxlib path gave up: {type(err).__name__}: {err})")
         return False
-    say(f"path: jaxlib ({', '.join(f'{k} {v:.3f} s' for k, v in timings.items())})")
+    say(f"path: jaxlib ({', '.join(f'{k} {v:.3f} s' for k, v in timings.items())}"
+        + ("; printed ahead by a child process" if printed_ahead else "") + ")")
     write(tool, outcome, text)
     if KEEP_UNTIL_EXIT is not None:
         KEEP_UNTIL_EXIT.append((module, outcome))

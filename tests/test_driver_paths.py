@@ -17,6 +17,7 @@ import subprocess
 import sys
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -199,3 +200,70 @@ def test_made_up_locations_are_not_diagnostic_locations(tmp_path: Path) -> None:
 def test_location_reading(printed: str, text: str | None, name: str | None) -> None:
     assert fast_path.loc_text(printed) == text
     assert fast_path.loc_name(printed) == name
+
+
+def test_printing_ahead_changes_nothing(corpus: list[Path],
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The print done by a forked child while the parent plans (:mod:`.print_ahead`, forced
+    here for every size) gives the same exit code, stdout and stderr as printing after the
+    plan, on the corpus, the lit inputs and the hostile inputs, with the rewriting configs;
+    ``--verbose`` says it printed ahead on most jaxlib runs."""
+    from jax_use_donated import print_ahead
+
+    sources = [*corpus[::2], *LIT_INPUTS, *HOSTILE]
+    ahead = jaxlib_runs = 0
+    for source in sources:
+        for config in (CONFIGS[0], CONFIGS[1]):
+            monkeypatch.setattr(print_ahead, "MIN_BYTES", 1 << 40)
+            after = run(source, *config, "--path=auto")
+            monkeypatch.setattr(print_ahead, "MIN_BYTES", 0)
+            assert run(source, *config, "--path=auto") == after, source.name
+            _, _, err = run(source, *config, "--verbose", "-o", "/dev/null")
+            line = next(x for x in err.splitlines() if x.startswith("jax-donate-opt: path: "))
+            jaxlib_runs += line.split()[2] == "jaxlib"
+            ahead += "printed ahead" in line
+    assert jaxlib_runs > 20 and ahead >= jaxlib_runs * 3 // 4, (ahead, jaxlib_runs)
+
+
+def _parsed(text: str) -> Any:
+    return fast_path.parse(text.encode(), ctx=fast_path.make_context())
+
+
+SIGNATURE_INPUT = """
+func.func public @main(%a: tensor<4xf32> {jax.buffer_donor = true}) -> tensor<4xf32> {
+  %0 = stablehlo.negate %a : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+"""
+
+
+def test_a_child_that_fails_or_a_missing_signature_means_printing_after() -> None:
+    """:meth:`.PrintAhead.text` is ``None`` (the driver prints itself) when the child fails
+    or its text does not hold a changed signature exactly once; with the signature found it
+    is the rewritten module as jaxlib prints it."""
+    from jax_use_donated import print_ahead
+    from jax_use_donated.adapters.jaxlib_ir import set_arg_donations
+
+    def rewrite(module: Any) -> list[Any]:
+        return list(fast_path.functions_with_donors(module))
+
+    module = _parsed(SIGNATURE_INPUT)
+    funcs = rewrite(module)
+    good = print_ahead.PrintAhead(module, funcs, fast_path.print_verified_module)
+    set_arg_donations(funcs[0], {0: 0})
+    assert good.text() == fast_path.print_module(module)
+
+    def broken(_: object) -> str:
+        raise RuntimeError("the child fails")
+
+    for child_print in (broken, lambda _: "module {\n}\n"):
+        module = _parsed(SIGNATURE_INPUT)
+        funcs = rewrite(module)
+        ahead = print_ahead.PrintAhead(module, funcs, child_print)
+        set_arg_donations(funcs[0], {0: 0})
+        assert ahead.text() is None
+    module = _parsed(SIGNATURE_INPUT)
+    cancelled = print_ahead.PrintAhead(module, rewrite(module),
+                                         fast_path.print_verified_module)
+    cancelled.cancel()
+    assert cancelled.pid is None
