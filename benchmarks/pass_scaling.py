@@ -26,6 +26,12 @@ pass_scaling.md`` and the log-log chart ``pass_scaling.png``::
 ``--xdsl-baseline DIR`` adds the xDSL path of another checkout (``git worktree add DIR REV``),
 run with this interpreter in the same loop, and its ratio to this checkout's xDSL path.
 
+``--print-ahead`` measures the jaxlib path with and without its print in a forked child
+(:mod:`jax_use_donated.print_ahead`), alternating ``--reps`` runs of each per size, and writes
+the medians and their ratio to ``benchmarks/results/print_ahead.md``::
+
+    python benchmarks/pass_scaling.py --print-ahead [--layers 1450 14500] [--reps 7]
+
 ``--region`` times the planner alone on the same steps (jaxlib model, built once per size),
 side by side: the ``xla-cpu`` ordering, ``xla-cpu-region`` as the drop-in plans on CPU, and
 ``xla-cpu-region`` with its rounds of re-matching left to run (no greedy completion,
@@ -449,6 +455,61 @@ def chart(rows: list[tuple[int, int, list[Timed], float | None]], series: Sequen
 
 DEFAULT_LAYERS = [15, 145, 1450, 14500]
 
+DRIVER_WITHOUT_PRINT_AHEAD = """
+import sys
+from jax_use_donated import driver, print_ahead
+print_ahead.MIN_BYTES = 1 << 62
+sys.argv[0] = "jax-donate-opt"
+driver.console_main()
+"""
+"""``jax-donate-opt`` with the print in a forked child switched off."""
+
+
+def print_ahead_ab(layers: Sequence[int], reps: int, cap: float) -> str:
+    """Median wall seconds of the jaxlib path with and without printing ahead, alternating."""
+    import statistics
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from benchmarks.jax_modules import count_ops, train_step_text
+
+    tool = str(Path(sys.executable).with_name("jax-donate-opt"))
+    lines = [
+        "# jax-donate-opt jaxlib path: printing ahead in a forked child, on and off",
+        "",
+        f"Command: `python benchmarks/pass_scaling.py --print-ahead --layers "
+        f"{' '.join(map(str, layers))} --reps {reps}` (N-layer MLP Adam step as in "
+        "`pass_scaling.md`; whole processes, wall seconds, the two commands alternating; "
+        f"{os.cpu_count()}-core machine, load average at the end "
+        "{load}).",
+        "",
+        "| layers | ops | on: median (min-max) s | off: median (min-max) s | on / off |",
+        "|---:|---:|---:|---:|---:|",
+    ]
+    for n in layers:
+        path = train_step_text(n)
+        ops = count_ops(path.read_text())
+        args = [str(path), "-p", "jax-plan-donation", "--path=jaxlib", "-o", os.devnull]
+        runs: dict[str, list[float]] = {"on": [], "off": []}
+        for _ in range(reps):
+            for mode, cmd in (("on", [tool, *args]),
+                              ("off", [sys.executable, "-c", DRIVER_WITHOUT_PRINT_AHEAD, *args])):
+                timed = timed_process(cmd, cap)
+                if timed.seconds is not None:
+                    runs[mode].append(timed.seconds)
+        on, off = runs["on"], runs["off"]
+        if not on or not off:
+            lines.append(f"| {n} | {ops} | - | - | - |")
+            continue
+        mon, moff = statistics.median(on), statistics.median(off)
+        lines.append(f"| {n} | {ops} | {mon:.2f} ({min(on):.2f}-{max(on):.2f}) | "
+                     f"{moff:.2f} ({min(off):.2f}-{max(off):.2f}) | {mon / moff:.2f} |")
+        print(lines[-1], flush=True)
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    text = "\n".join(lines).replace("{load}", load) + "\n"
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "print_ahead.md").write_text(text)
+    return text
+
 
 def _timed_plan(fn: Any, ordering: Ordering) -> tuple[float, Any]:
     gc.collect()
@@ -513,6 +574,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="seconds per measurement at most")
     parser.add_argument("--xdsl-baseline", type=Path, default=None,
                         help="--end-to-end: also run the xDSL path of this checkout")
+    parser.add_argument("--print-ahead", action="store_true",
+                        help="the jaxlib path with and without its print in a forked child")
+    parser.add_argument("--reps", type=int, default=7, help="--print-ahead: runs of each")
     parser.add_argument("--region", action="store_true",
                         help="planner time under the region ordering (module docstring)")
     parser.add_argument("--exact-up-to", type=int, default=60,
@@ -521,6 +585,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.region:
         print(region_planning(args.layers if args.layers != DEFAULT_LAYERS else [15, 30, 60, 145],
                               args.exact_up_to))
+        return
+    if args.print_ahead:
+        print(print_ahead_ab(args.layers if args.layers != DEFAULT_LAYERS else [1450, 14500],
+                             args.reps, args.cap))
         return
     if args.end_to_end:
         print(end_to_end(args.layers, args.cap, args.xdsl_baseline))
