@@ -60,8 +60,11 @@ class PrintAhead:
         self.functions = list(functions)
         self.before = [signature_line(f) for f in self.functions]
         read, write = os.pipe()
-        with warnings.catch_warnings():  # 3.12+: "fork() in a multi-threaded process"
-            warnings.simplefilter("ignore", DeprecationWarning)
+        # Python 3.12+ warns of fork() in a multi-threaded process, and JAX (if imported)
+        # warns of any fork; the child runs only jaxlib's printer, whose locks no other
+        # thread holds once parsing is done, and never returns to Python code that could.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
             pid = os.fork()
         if pid == 0:  # the child: print, hand over, leave without any Python teardown
             code = 1

@@ -267,3 +267,26 @@ def test_a_child_that_fails_or_a_missing_signature_means_printing_after() -> Non
                                          fast_path.print_verified_module)
     cancelled.cancel()
     assert cancelled.pid is None
+
+
+def test_printing_ahead_warns_of_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With JAX's backend started (as in a library user's process) the fork is silent: JAX's
+    at-fork warning and Python's multi-threaded-fork warning would reach stderr."""
+    import warnings
+
+    import jax
+
+    from jax_use_donated import print_ahead
+
+    assert jax.devices()  # a started backend: JAX's at-fork hook warns from now on
+
+    monkeypatch.setattr(print_ahead, "MIN_BYTES", 0)
+    source = tmp_path / "in.mlir"
+    source.write_text(SIGNATURE_INPUT)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        code, out, err = run(source, "-p", "jax-plan-donation", "--verbose", "--path=jaxlib")
+    assert code == 0 and "tf.aliasing_output = 0" in out
+    assert [str(w.message) for w in caught] == []
+    (line,) = err.splitlines()
+    assert "printed ahead" in line
