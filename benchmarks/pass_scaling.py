@@ -416,15 +416,16 @@ def report(rows: list[tuple[int, int, list[Timed], float | None]], series: Seque
         ratio = f"{fast / ref:.2f}x" if ref and fast else "-"
         floor = cells[4].seconds if len(cells) > 4 else None
         floor_ratio = f"{floor / ref:.2f}x" if ref and floor else "-"
+        baseline_ratio = ""
         if len(series) > 5:
             ours, base = cells[2].seconds, cells[5].seconds
-            floor_ratio += " | " + (f"{ours / base:.2f}x" if ours and base else "-")
+            baseline_ratio = f" {ours / base:.2f}x |" if ours and base else " - |"
         d = cells[1].detail
         phases = ", ".join(f"{d[k]:.2f}" for k in ("parse", "model", "plan", "print")
                            if k in d) or "-"
         rss = " / ".join(f"{c.rss_mib:.0f}" if c.rss_mib else "-" for c in cells[:3])
         lines.append(f"| {n} | {ops} | {mb:.1f} | " + " | ".join(fmt)
-                     + f" | {ratio} | {floor_ratio} | {phases} | {rss} |")
+                     + f" | {ratio} | {floor_ratio} |{baseline_ratio} {phases} | {rss} |")
     text = "\n".join(lines) + "\n"
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "pass_scaling.md").write_text(text)
@@ -473,18 +474,7 @@ def print_ahead_ab(layers: Sequence[int], reps: int, cap: float) -> str:
     from benchmarks.jax_modules import count_ops, train_step_text
 
     tool = str(Path(sys.executable).with_name("jax-donate-opt"))
-    lines = [
-        "# jax-donate-opt jaxlib path: printing ahead in a forked child, on and off",
-        "",
-        f"Command: `python benchmarks/pass_scaling.py --print-ahead --layers "
-        f"{' '.join(map(str, layers))} --reps {reps}` (N-layer MLP Adam step as in "
-        "`pass_scaling.md`; whole processes, wall seconds, the two commands alternating; "
-        f"{os.cpu_count()}-core machine, load average at the end "
-        "{load}).",
-        "",
-        "| layers | ops | on: median (min-max) s | off: median (min-max) s | on / off |",
-        "|---:|---:|---:|---:|---:|",
-    ]
+    rows: list[str] = []
     for n in layers:
         path = train_step_text(n)
         ops = count_ops(path.read_text())
@@ -498,14 +488,25 @@ def print_ahead_ab(layers: Sequence[int], reps: int, cap: float) -> str:
                     runs[mode].append(timed.seconds)
         on, off = runs["on"], runs["off"]
         if not on or not off:
-            lines.append(f"| {n} | {ops} | - | - | - |")
+            rows.append(f"| {n} | {ops} | - | - | - |")
             continue
         mon, moff = statistics.median(on), statistics.median(off)
-        lines.append(f"| {n} | {ops} | {mon:.2f} ({min(on):.2f}-{max(on):.2f}) | "
-                     f"{moff:.2f} ({min(off):.2f}-{max(off):.2f}) | {mon / moff:.2f} |")
-        print(lines[-1], flush=True)
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    text = "\n".join(lines).replace("{load}", load) + "\n"
+        rows.append(f"| {n} | {ops} | {mon:.2f} ({min(on):.2f}-{max(on):.2f}) | "
+                    f"{moff:.2f} ({min(off):.2f}-{max(off):.2f}) | {mon / moff:.2f} |")
+        print(rows[-1], flush=True)
+    text = "\n".join([
+        "# jax-donate-opt jaxlib path: printing ahead in a forked child, on and off",
+        "",
+        f"Command: `python benchmarks/pass_scaling.py --print-ahead --layers "
+        f"{' '.join(map(str, layers))} --reps {reps}` (N-layer MLP Adam step as in "
+        "`pass_scaling.md`; whole processes, wall seconds, the two commands alternating; "
+        f"{os.cpu_count()}-core machine, load average at the end "
+        f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}).",
+        "",
+        "| layers | ops | on: median (min-max) s | off: median (min-max) s | on / off |",
+        "|---:|---:|---:|---:|---:|",
+        *rows,
+    ]) + "\n"
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "print_ahead.md").write_text(text)
     return text

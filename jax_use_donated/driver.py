@@ -429,9 +429,11 @@ def verify_signatures(module: ModuleOp) -> None:
     """Verify ``module`` and each ``func.func`` in it without their bodies: all a pass that
     rewrites only argument attributes can have broken (the bodies were verified before it)."""
     module.verify(verify_nested_ops=False)
-    for op in module.walk():
+    for op in module.ops:  # functions live in module bodies: no walk through their bodies
         if isinstance(op, FuncOp):
             op.verify(verify_nested_ops=False)
+        elif isinstance(op, ModuleOp):
+            verify_signatures(op)
 
 
 def run_with_large_stack(fn: Callable[[], int]) -> int:

@@ -120,7 +120,7 @@ def pipeline_reasons(tool: JaxDonateOptMain) -> list[str]:
         reasons.append(f"target '{args.target}'")
     for p in tool.pipeline.passes:
         if isinstance(p, JaxPlanDonation):
-            if p.mode != "alias":
+            if not p.rewrites_signatures_only:
                 reasons.append(f"{p.name}{{mode={p.mode}}} changes the body (xDSL path)")
         elif not isinstance(p, JaxVerifyDonation):
             reasons.append(f"pass {p.name} runs on the xDSL path")

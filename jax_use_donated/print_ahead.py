@@ -119,10 +119,11 @@ class PrintAhead:
 def start(module: Any, functions: Sequence[Any], size: int,
           print_module: Callable[[Any], str]) -> PrintAhead | None:
     """A :class:`PrintAhead` for an input of ``size`` bytes, or ``None`` where it does not
-    pay (small input) or cannot run (no ``fork``, or the fork fails)."""
+    pay (small input) or cannot run (no ``fork``, the fork fails, a signature cannot be
+    printed alone): the caller then prints after planning, as without it."""
     if size < MIN_BYTES or not hasattr(os, "fork"):
         return None
     try:
         return PrintAhead(module, functions, print_module)
-    except OSError:
+    except Exception:
         return None

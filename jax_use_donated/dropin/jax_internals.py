@@ -14,8 +14,9 @@ Nothing else in the package imports ``jax._src``. The mechanism (tested on jax 0
   ``.lower()``, ``jax.export``) is wrapped: when the marker or the switch asks for planning it
   removes the marker from the compiler options (XLA never sees it) and lowers with
   :class:`PlannedParameters`, a ``LoweringParameters`` carrying the options text and the
-  compiler options (the plan depends on them). JAX's lowering cache keys on those parameters, and ``mlir.lower_jaxpr_to_module`` (also wrapped)
-  hands the freshly lowered module to the planner before JAX caches or compiles it.
+  compiler options (the plan depends on them). JAX's lowering cache keys on those
+  parameters, and ``mlir.lower_jaxpr_to_module`` (also wrapped) hands the freshly lowered
+  module to the planner before JAX caches or compiles it.
 * A nested drop-in is staged into its caller like any nested ``jax.jit``; JAX rejects compiler
   options on nested jits, so the staging rule of ``jit_p`` drops the marker first: the
   outermost jit's options apply, as in JAX.

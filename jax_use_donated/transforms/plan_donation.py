@@ -206,7 +206,7 @@ class JaxPlanDonation(KebabOptions, ModulePass):
     def rewrites_signatures_only(self) -> bool:
         """Whether :meth:`apply` changes nothing but ``func.func`` argument attributes (alias
         mode), so a driver may verify just the functions afterwards (``jax-donate-opt``
-        does: verifying every op again was a quarter of its xDSL path)."""
+        does: verifying every op again was about an eighth of its xDSL path)."""
         return self.mode == "alias"
 
     @property
