@@ -22,6 +22,10 @@ more than the cap at the next size is not run there. Writes ``benchmarks/results
 pass_scaling.md`` and the log-log chart ``pass_scaling.png``::
 
     python benchmarks/pass_scaling.py --end-to-end [--layers 15 145 1450 14500] [--cap 120]
+        [--reps 3]
+
+The fast series (the reference, the jaxlib path, the walk floor) run ``--reps`` times,
+interleaved, and report the median run; the slow ones once.
 
 ``--xdsl-baseline DIR`` adds the xDSL path of another checkout (``git worktree add DIR REV``),
 run with this interpreter in the same loop, and its ratio to this checkout's xDSL path.
@@ -333,7 +337,17 @@ sys.exit(driver.main())
 """``jax-donate-opt`` from the checkout named by the first argument."""
 
 
-def end_to_end(layers: Sequence[int], cap: float, baseline: Path | None = None) -> str:
+REPEATED = ("jaxlib parse+print", "jax-donate-opt jaxlib path", "jaxlib parse+walk+print")
+"""The fast series: run ``reps`` times, interleaved, per size; the cell is the median run."""
+
+
+def _median_run(runs: list[Timed]) -> Timed:
+    done = sorted((r for r in runs if r.seconds is not None), key=lambda r: r.seconds or 0.0)
+    return done[len(done) // 2] if len(done) == len(runs) else runs[-1]
+
+
+def end_to_end(layers: Sequence[int], cap: float, baseline: Path | None = None,
+               reps: int = 3) -> str:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from benchmarks.jax_modules import count_ops, train_step_text
 
@@ -366,6 +380,10 @@ def end_to_end(layers: Sequence[int], cap: float, baseline: Path | None = None) 
         if baseline is not None:
             cmds[baseline_name] = [sys.executable, "-c", BASELINE_DRIVER, str(baseline), str(path),
                                "-p", "jax-plan-donation", "--path=xdsl", "-o", null]
+        repeated: dict[str, list[Timed]] = {name: [] for name in REPEATED}
+        for _ in range(reps - 1):  # all but the last run of the fast series, interleaved
+            for name in REPEATED:
+                repeated[name].append(timed_process(cmds[name], cap))
         for name in series:
             seconds, at = last.get(name, (0.0, 1))
             predicted = seconds * ops / at  # linear, startup included: an upper bound
@@ -377,21 +395,23 @@ def end_to_end(layers: Sequence[int], cap: float, baseline: Path | None = None) 
                 timed = xdsl_generic_parse(generic_text(path), cap)
             else:
                 timed = timed_process(cmds[name], cap)
+            if name in repeated:
+                timed = _median_run([*repeated[name], timed])
             if timed.seconds is None:
                 stop[name] = True
             else:
                 last[name] = (timed.seconds, ops)
             cells.append(timed)
         rows.append((n, ops, cells, len(text) / 1e6))
-        report(rows, series, cap)  # after each size: a run cut short keeps what it measured
+        report(rows, series, cap, reps)  # after each size: a run cut short keeps what it measured
         print(f"{n} layers, {ops} ops: " + ", ".join(
             f"{name} {c.seconds:.2f} s" if c.seconds is not None else f"{name} {c.note}"
             for name, c in zip(series, cells, strict=True)), flush=True)
-    return report(rows, series, cap)
+    return report(rows, series, cap, reps)
 
 
 def report(rows: list[tuple[int, int, list[Timed], float | None]], series: Sequence[str],
-           cap: float) -> str:
+           cap: float, reps: int = 1) -> str:
     lines = [
         "# jax-donate-opt end to end: jaxlib path, xDSL path, jaxlib and xDSL parsers",
         "",
@@ -399,13 +419,15 @@ def report(rows: list[tuple[int, int, list[Timed], float | None]], series: Seque
         + (f" --xdsl-baseline <worktree of {series[5].split()[-1]}>" if len(series) > 5 else "")
         + "` (N-layer MLP Adam step, "
         "outputs reordered, `jax.jit(...).lower(...).as_text()`; whole processes, wall seconds, "
-        f"cap {cap:.0f} s; one run each on a shared {os.cpu_count()}-core machine, load average "
+        f"cap {cap:.0f} s; the medians of {reps} interleaved runs of "
+        + ", ".join(REPEATED) + ", one run of the others"
+        + f", on a shared {os.cpu_count()}-core machine, load average "
         f"at the end {', '.join(f'{x:.1f}' for x in os.getloadavg())}).",
         "",
         "| layers | ops | MB | " + " | ".join(series) + " | jaxlib path / reference | "
         "walk floor / reference | "
         + ("xDSL path / baseline | " if len(series) > 5 else "")
-        + "jaxlib path: parse, model, plan, print (s) | peak RSS MiB (ref / jaxlib path / xDSL "
+        + "jaxlib path's own timings (s) | peak RSS MiB (ref / jaxlib path / xDSL "
         "path) |",
         "|---:|---:|---:|" + "---:|" * len(series) + "---:|---:|"
         + ("---:|" if len(series) > 5 else "") + "---|---|",
@@ -421,8 +443,8 @@ def report(rows: list[tuple[int, int, list[Timed], float | None]], series: Seque
             ours, base = cells[2].seconds, cells[5].seconds
             baseline_ratio = f" {ours / base:.2f}x |" if ours and base else " - |"
         d = cells[1].detail
-        phases = ", ".join(f"{d[k]:.2f}" for k in ("parse", "model", "plan", "print")
-                           if k in d) or "-"
+        phases = ", ".join(f"{k} {d[k]:.2f}" for k in ("parse", "read", "model", "plan",
+                                                        "print", "wait") if k in d) or "-"
         rss = " / ".join(f"{c.rss_mib:.0f}" if c.rss_mib else "-" for c in cells[:3])
         lines.append(f"| {n} | {ops} | {mb:.1f} | " + " | ".join(fmt)
                      + f" | {ratio} | {floor_ratio} |{baseline_ratio} {phases} | {rss} |")
@@ -577,7 +599,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="--end-to-end: also run the xDSL path of this checkout")
     parser.add_argument("--print-ahead", action="store_true",
                         help="the jaxlib path with and without its print in a forked child")
-    parser.add_argument("--reps", type=int, default=7, help="--print-ahead: runs of each")
+    parser.add_argument("--reps", type=int, default=None,
+                        help="--print-ahead: runs of each (default 7); --end-to-end: runs of "
+                        "the fast series (default 3)")
     parser.add_argument("--region", action="store_true",
                         help="planner time under the region ordering (module docstring)")
     parser.add_argument("--exact-up-to", type=int, default=60,
@@ -589,10 +613,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     if args.print_ahead:
         print(print_ahead_ab(args.layers if args.layers != DEFAULT_LAYERS else [1450, 14500],
-                             args.reps, args.cap))
+                             args.reps or 7, args.cap))
         return
     if args.end_to_end:
-        print(end_to_end(args.layers, args.cap, args.xdsl_baseline))
+        print(end_to_end(args.layers, args.cap, args.xdsl_baseline,
+                         args.reps or 3))
         return
     ctx = JaxDonateOptMain(args=[]).ctx
     measure(ctx, 200, False)  # warm up: load dialects, fill caches of the parser

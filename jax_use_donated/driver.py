@@ -489,12 +489,13 @@ def console_main() -> NoReturn:
     down what it built (freeing a 10^5-op module's models and MLIR objects one by one cost
     0.1-0.2 s, more than the planning of many inputs); the outputs are flushed and closed
     first. In-process callers use :func:`main`."""
-    from jax_use_donated import fast_path
+    from jax_use_donated import fast_path, text_route
 
     fast_path.KEEP_UNTIL_EXIT = []
     try:
         code = main()
     finally:
+        text_route.discard_early()
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(OSError, ValueError):  # a closed or broken pipe
                 stream.flush()

@@ -31,23 +31,29 @@ from __future__ import annotations
 import re
 import sys
 import time
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from jax_use_donated import print_ahead
+from jax_use_donated.adapters.jax_text import loc_name, loc_text
+from jax_use_donated.jaxlib_module import (
+    PARSER_BUFFER,
+    Outcome,
+    Unsupported,
+    check_nesting,
+    functions_with_donors,
+    make_context,
+    parse,
+    print_module,
+    print_verified_module,
+)
 
 if TYPE_CHECKING:  # the driver imports this module only when it runs
     from jax_use_donated.analysis.model import FunctionModel
-    from jax_use_donated.analysis.plan import DonationPlan
     from jax_use_donated.driver import JaxDonateOptMain
 
 Path = Literal["auto", "jaxlib", "xdsl"]
 PATHS: tuple[Path, ...] = ("auto", "jaxlib", "xdsl")
-
-PARSER_BUFFER = "-"
-"""The file name jaxlib's parser puts in the locations it makes up for ops and arguments
-that carry none in the text (``loc("-":3:5)``)."""
 
 _FLAGS_XDSL_ONLY = {
     "split_input_file": "--split-input-file",
@@ -74,32 +80,6 @@ own (name hints of constants, ``stablehlo.while``'s ``%iterArg``, ``rng_bit_gene
 ``%output_state``/``%output``, ``top_k``'s ``%values``/``%indices``), ``%params`` is the user's."""
 _COMMENT = re.compile(rb"//[^\n]*")
 _OWN_BLOCK_NAME = re.compile(rb"\^(?!bb\d+(?![\w$.\-]))[\w$.\-]")
-_FILE_LOC = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
-_NAME_HEAD = re.compile(r'"((?:[^"\\]|\\.)*)"(?!:)')
-
-
-MAX_NESTING = 4_000
-"""Deepest brace nesting the jaxlib path takes: jaxlib's printer is quadratic in the nesting
-depth (2,000 nested regions print in 0.2 s, 8,000 in 2 s); deeper IR goes to the xDSL path,
-which reads it up to its recursion limit and reports what lies beyond."""
-
-
-def nesting_depth(data: bytes) -> int:
-    """Deepest ``{``/``}`` nesting of ``data`` (braces in strings count too: an upper bound
-    for regions); 0 when there are fewer braces than :data:`MAX_NESTING`."""
-    if data.count(b"{") < MAX_NESTING:
-        return 0
-    import numpy as np
-
-    text = np.frombuffer(data, dtype=np.uint8)
-    opens, closes = np.flatnonzero(text == ord("{")), np.flatnonzero(text == ord("}"))
-    steps = np.concatenate([np.ones(len(opens), np.int64), -np.ones(len(closes), np.int64)])
-    order = np.argsort(np.concatenate([opens, closes]), kind="stable")
-    return int(np.cumsum(steps[order]).max(initial=0))
-
-
-class Unsupported(Exception):
-    """The jaxlib path cannot give the xDSL path's result here (the message says why)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -155,125 +135,8 @@ def xdsl_reasons(data: bytes) -> list[str]:
 # jaxlib
 
 
-def make_context(allow_unregistered: bool = False) -> Any:
-    """A jaxlib MLIR context with JAX's dialects (as ``jax.interpreters.mlir.make_ir_context``,
-    without importing ``jax``)."""
-    from jaxlib.mlir import ir
-    from jaxlib.mlir._mlir_libs import _jax_mlir_ext  # pyright: ignore[reportMissingModuleSource]
-    from jaxlib.mlir.dialects import chlo, mhlo, sdy, stablehlo
-
-    registry = ir.DialectRegistry()
-    _jax_mlir_ext.register_dialects(registry)
-    ctx = ir.Context()
-    ctx.append_dialect_registry(registry)
-    ctx.load_all_available_dialects()
-    sdy.register_dialect(ctx)
-    mhlo.register_mhlo_dialect(ctx)
-    chlo.register_dialect(ctx)
-    stablehlo.register_dialect(ctx)
-    ctx.allow_unregistered_dialects = allow_unregistered
-    return ctx
-
-
-def parse(data: bytes, allow_unregistered: bool = False, ctx: Any = None) -> Any:
-    """``data`` parsed (and verified: jaxlib's parser verifies) by jaxlib, in ``ctx`` or a new
-    :func:`make_context`; :class:`Unsupported` when jaxlib refuses it."""
-    from jaxlib.mlir import ir
-
-    ctx = ctx if ctx is not None else make_context(allow_unregistered)
-    try:
-        return ir.Module.parse(data, context=ctx)
-    except Exception as err:  # MLIRError
-        first = str(err).strip().splitlines()[:2]
-        raise Unsupported(f"jaxlib cannot read the input ({' '.join(first)})") from None
-
-
-def loc_text(printed: str) -> str | None:
-    """``file:line:col`` of a printed jaxlib location as the xDSL adapter reads it (the first
-    file location: a callsite's callee, a name's child, a fused location's first), ``None``
-    for none or for one jaxlib's parser made up (:data:`PARSER_BUFFER`)."""
-    m = _FILE_LOC.search(printed)
-    if m is None or m.group(1) == PARSER_BUFFER:
-        return None
-    from jax_use_donated.adapters.jaxlib_ir import _unescape  # pyright: ignore[reportPrivateUsage]
-
-    return f"{_unescape(m.group(1))}:{m.group(2)}:{m.group(3)}"
-
-
-def loc_name(printed: str) -> str | None:
-    """The ``loc("name")`` label as the xDSL adapter reads it: a name location's name, or a
-    fused location's first name; ``None`` otherwise."""
-    from jax_use_donated.adapters.jaxlib_ir import _unescape  # pyright: ignore[reportPrivateUsage]
-
-    body = printed[4:-1] if printed.startswith("loc(") and printed.endswith(")") else printed
-    if body.startswith("fused"):
-        inner = body[body.find("[") + 1:]
-        for part in _split_top(inner.rstrip("]")):
-            name = loc_name(part.strip())
-            if name is not None:
-                return name
-        return None
-    m = _NAME_HEAD.match(body)
-    return _unescape(m.group(1)) if m else None
-
-
-def _split_top(text: str) -> Iterator[str]:
-    """``a, f(b, c), "d, e"`` -> ``a``, ``f(b, c)``, ``"d, e"``."""
-    depth, start, quoted, i = 0, 0, False, 0
-    while i < len(text):
-        c = text[i]
-        if quoted:
-            if c == "\\":
-                i += 1
-            elif c == '"':
-                quoted = False
-        elif c == '"':
-            quoted = True
-        elif c in "([<{":
-            depth += 1
-        elif c in ")]>}":
-            depth -= 1
-        elif c == "," and depth == 0:
-            yield text[start:i]
-            start = i + 1
-        i += 1
-    yield text[start:]
-
-
-def functions_with_donors(module: Any) -> Iterator[Any]:
-    """Defined ``func.func`` ops of ``module`` (and of nested modules) with a donation
-    attribute on an argument, in text order."""
-    from jax_use_donated.adapters.jaxlib_ir import _dict_list  # pyright: ignore[reportPrivateUsage]
-    from jax_use_donated.analysis.errors import ALIASING_OUTPUT, BUFFER_DONOR
-
-    def visit(block: Any) -> Iterator[Any]:
-        for view in block.operations:
-            op = view.operation
-            if op.name == "builtin.module":
-                for region in op.regions:
-                    for inner in region.blocks:
-                        yield from visit(inner)
-            elif op.name == "func.func" and len(op.regions[0].blocks):
-                dicts = _dict_list(op, "arg_attrs", 0)
-                if any(d is not None and (ALIASING_OUTPUT in d or BUFFER_DONOR in d)
-                       for d in dicts):
-                    yield op
-
-    yield from visit(module.body)
-
-
 # --------------------------------------------------------------------------------------------
 # Running a pipeline
-
-
-@dataclass
-class Outcome:
-    """What the jaxlib path produced: the output text, the diagnostics and the plans."""
-
-    text: str
-    warnings: list[Any] = field(default_factory=list)
-    plans: list[tuple[FunctionModel, DonationPlan]] = field(default_factory=list)
-    seconds: dict[str, float] = field(default_factory=dict)
 
 
 def _fix_locations(fn: FunctionModel, func: Any) -> None:
@@ -395,18 +258,6 @@ def run_pipeline(module: Any, passes: Sequence[Any], explicit_locations: bool = 
     return outcome
 
 
-def print_module(module: Any) -> str:
-    """jaxlib's text of ``module`` without locations, as the ``jax`` target prints it."""
-    return module.operation.get_asm(enable_debug_info=False) + "\n"
-
-
-def print_verified_module(module: Any) -> str:
-    """:func:`print_module` of a module known to verify (jaxlib's parser verified it), without
-    verifying it again: the same text, and no use of MLIR's thread pool, whose threads a
-    forked child does not have (:mod:`.print_ahead`)."""
-    return module.operation.get_asm(enable_debug_info=False, assume_verified=True) + "\n"
-
-
 def try_run(tool: JaxDonateOptMain, data: bytes, path: Path) -> bool:
     """Run ``tool``'s command on ``data`` with jaxlib and write its output and diagnostics;
     ``False`` (nothing written) when the xDSL path has to run it. ``--verbose`` says which
@@ -445,12 +296,23 @@ def _try_run(tool: JaxDonateOptMain, data: bytes, path: Path) -> bool:
             raise Unsupported("the input has a NUL byte")
         if b"dialect_resources" in data:  # blobs: a second context in one process drops them
             raise Unsupported("the input has resource blobs")
-        depth = nesting_depth(data)
-        if depth > MAX_NESTING:
-            raise Unsupported(f"nesting {depth:,} deep (at most {MAX_NESTING:,})")
         timings["checks"] = time.perf_counter() - start
+        parallel = _parallel_route(tool, data, timings, say)  # its child checks the nesting
+        if parallel is not None:
+            outcome, text = parallel
+            started = ("forked at start-up" if "fork" not in timings else "forked after the checks")
+            say(f"path: jaxlib, model read from the text beside a jaxlib child {started} ("
+                f"{', '.join(f'{k} {v:.3f} s' for k, v in timings.items())})")
+            write(tool, outcome, text)
+            if KEEP_UNTIL_EXIT is not None:
+                KEEP_UNTIL_EXIT.append(outcome)
+            return True
+        mark = time.perf_counter()
+        check_nesting(data)
+        timings["nesting"] = time.perf_counter() - mark
+        mark = time.perf_counter()
         ctx = make_context(bool(tool.args.allow_unregistered_dialect))
-        timings["jaxlib"] = time.perf_counter() - start - timings["checks"]
+        timings["jaxlib"] = time.perf_counter() - mark
         mark = time.perf_counter()
         module = parse(data, ctx=ctx)
         timings["parse"] = time.perf_counter() - mark
@@ -480,6 +342,27 @@ def _try_run(tool: JaxDonateOptMain, data: bytes, path: Path) -> bool:
     if KEEP_UNTIL_EXIT is not None:
         KEEP_UNTIL_EXIT.append((module, outcome))
     return True
+
+
+def _parallel_route(tool: JaxDonateOptMain, data: bytes, timings: dict[str, float],
+                    say: Callable[[str], None]) -> tuple[Outcome, str] | None:
+    """:func:`.text_route.run_in_parallel` for an input of at least
+    :data:`.text_route.MIN_BYTES`; ``None`` (and why, with ``--verbose``) where the bindings
+    route runs instead."""
+    from jax_use_donated import text_route
+
+    if len(data) < text_route.MIN_BYTES:
+        return None
+    seconds: dict[str, float] = {}
+    try:
+        outcome, text = text_route.run_in_parallel(
+            data, tool.pipeline.passes, bool(tool.args.allow_unregistered_dialect), seconds)
+    except text_route.Declined as err:
+        say(f"the text route declined ({err.reason}): the model is read through jaxlib")
+        return None
+    timings.update(seconds)
+    timings.update(outcome.seconds)
+    return outcome, text
 
 
 KEEP_UNTIL_EXIT: list[object] | None = None

@@ -1,0 +1,26 @@
+"""The ``jax-donate-opt`` command's first module: it forks the jaxlib child for a large input
+(:func:`.text_route.start_early`) before importing the driver, whose xDSL imports take 0.3-0.4 s,
+then runs :func:`.driver.console_main`. The imports run with the garbage collector paused, and
+what they built is frozen out of later collections (``gc.freeze``)."""
+
+from __future__ import annotations
+
+import gc
+import sys
+from typing import NoReturn
+
+
+def main() -> NoReturn:
+    gc.disable()
+    from jax_use_donated import text_route
+
+    text_route.start_early(sys.argv[1:])
+    from jax_use_donated.driver import console_main
+
+    gc.freeze()
+    gc.enable()
+    console_main()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,329 @@
+"""The jaxlib path's text route: the model read from jaxlib's text (:mod:`.adapters.jax_text`)
+while a forked child parses, checks and prints with jaxlib (:mod:`.text_route`).
+
+* the text model equals the bindings model (:class:`.jaxlib_ir.ModuleAdapter` plus the jaxlib
+  path's location fix-ups) for every function the reader reads, on jaxlib's print (with and
+  without locations) of the corpus, the lit inputs, the hostile inputs and a real train step;
+* the driver gives byte-identical exit codes, stdout and stderr through the text route and
+  through the bindings route, on the corpus, the lit and the hostile inputs;
+* the route declines, and the bindings route runs, where the input is not jaxlib's own print
+  or holds what the reader does not know;
+* the command forks its child before the driver's imports and adopts it only for the very
+  bytes and options it runs on.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jax_use_donated import fast_path, text_route
+from jax_use_donated.adapters import jax_text
+from jax_use_donated.adapters.jaxlib_ir import ModuleAdapter, symbol_name
+from jax_use_donated.analysis.model import FunctionModel, Op
+from tests.test_driver_paths import CONFIGS, HOSTILE, LIT_INPUTS, corpus_files, run
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@cache
+def _context() -> Any:
+    return fast_path.make_context(allow_unregistered=True)
+
+
+def canonical(text: str, debug: bool) -> str | None:
+    """jaxlib's print of ``text`` (with locations when ``debug``), ``None`` if it refuses it."""
+    try:
+        module = fast_path.parse(text.encode(), ctx=_context())
+    except fast_path.Unsupported:
+        return None
+    return module.operation.get_asm(enable_debug_info=debug, assume_verified=True)
+
+
+def _op_view(op: Op) -> tuple[object, ...]:
+    return (op.index, op.name, op.operands, op.results, op.operand_types, op.result_types,
+            sorted(op.region_uses), op.elementwise, op.operand_aliases, op.call_forwards,
+            op.target, op.dps_inits, op.same_index_operands, op.max_trips, op.pure_call,
+            op.loc.text, op.loc.name)
+
+
+def model_view(fn: FunctionModel) -> tuple[object, ...]:
+    """Everything the rules read of a model (handles aside)."""
+    return (fn.name, fn.loc.text,
+            [(a.index, a.value, a.tensor, a.type_text, a.placement, a.donation, a.loc.text,
+              a.loc.name) for a in fn.args],
+            [_op_view(op) for op in fn.ops],
+            [(r.index, r.value, r.tensor, r.type_text, r.placement) for r in fn.results])
+
+
+def compare_models(text: str) -> tuple[int, list[str]]:
+    """Assert the text model equals the bindings model for each function of ``text`` (a
+    jaxlib print) the reader reads, in XLA's view and without inlining; the count of
+    functions compared and why the others were declined."""
+    module = fast_path.parse(text.encode(), ctx=_context())
+    try:
+        read = jax_text.read_module(text)
+    except jax_text.TextUnsupported as err:
+        return 0, [str(err)]
+    explicit = "loc(" in text
+    compared = 0
+    declined: list[str] = []
+    for inline in (True, False):
+        bindings = ModuleAdapter(module.operation, inline=inline)
+        reader = jax_text.TextModuleAdapter(read, inline=inline)
+        for view in module.body.operations:
+            func = view.operation
+            if func.name != "func.func" or not len(func.regions[0].blocks):
+                continue
+            name = symbol_name(func)
+            try:
+                expected: FunctionModel | str = bindings.build(func)
+                assert isinstance(expected, FunctionModel)
+                fast_path._fix_locations(expected, func)  # pyright: ignore[reportPrivateUsage]
+                fast_path._fix_op_locations(expected, explicit)  # pyright: ignore[reportPrivateUsage]
+            except Exception as err:  # the reader must fail alike
+                expected = f"{type(err).__name__}: {err}"
+            try:
+                got: FunctionModel | str = reader.build(read.functions[name])
+            except jax_text.TextUnsupported as err:
+                declined.append(str(err))
+                continue
+            except Exception as err:  # the reader must fail alike
+                got = f"{type(err).__name__}: {err}"
+            if isinstance(expected, str) or isinstance(got, str):
+                assert isinstance(expected, str) and isinstance(got, str), (name, expected, got)
+                assert expected.split(":")[0] == got.split(":")[0], (name, expected, got)
+                continue
+            assert model_view(got) == model_view(expected), name
+            compared += 1
+    return compared, declined
+
+
+@cache
+def corpus_texts() -> list[str]:
+    from tests.corpus.generate import load_corpus
+
+    texts, _ = load_corpus()
+    return [t.text for t in texts]
+
+
+def test_text_model_equals_bindings_model_on_the_corpus() -> None:
+    compared = 0
+    declined: list[str] = []
+    for text in corpus_texts():
+        for debug in (False, True):
+            printed = canonical(text, debug)
+            assert printed is not None
+            c, d = compare_models(printed)
+            compared += c
+            declined += d
+    # declined: the loops (their bounds are read through jaxlib), nothing else
+    assert compared > 1000, compared
+    assert [d for d in declined if "stablehlo.while" not in d] == []
+
+
+def test_text_model_equals_bindings_model_on_lit_and_hostile_inputs() -> None:
+    compared = 0
+    for source in LIT_INPUTS + HOSTILE:
+        for chunk in source.read_text(errors="replace").split("// -----"):
+            for debug in (False, True):
+                printed = canonical(chunk, debug)
+                if printed is not None:
+                    compared += compare_models(printed)[0]
+    assert compared > 400, compared
+
+
+def test_text_model_equals_bindings_model_on_a_real_train_step() -> None:
+    from benchmarks.jax_modules import lower
+
+    for debug in (False, True):
+        printed = canonical(lower(4, debug_info=debug), debug)
+        assert printed is not None
+        assert compare_models(printed)[0] == 2
+
+
+def _path_line(err: str) -> tuple[str, str]:
+    """``--verbose``'s path line (with timings) and the rest of stderr."""
+    lines = err.splitlines(keepends=True)
+    path = [x for x in lines if x.startswith("jax-donate-opt: path: ")]
+    rest = [x for x in lines if not x.startswith("jax-donate-opt: ")]
+    return (path[0] if path else ""), "".join(rest)
+
+
+def test_text_route_gives_the_bindings_route_output(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forced for every size: the same exit code, stdout and stderr as the bindings route, on
+    the corpus (every other text), the lit and the hostile inputs, with the configs that
+    rewrite, verify and report."""
+    sources = [*corpus_files(tmp_path)[::2], *LIT_INPUTS, *HOSTILE]
+    text_runs = 0
+    for source in sources:
+        for config in (CONFIGS[0], CONFIGS[1], CONFIGS[3], CONFIGS[4]):
+            monkeypatch.setattr(text_route, "MIN_BYTES", 1 << 40)
+            code, out, err = run(source, *config, "--verbose")
+            monkeypatch.setattr(text_route, "MIN_BYTES", 0)
+            code_t, out_t, err_t = run(source, *config, "--verbose")
+            line, rest = _path_line(err_t)
+            assert (code_t, out_t, rest) == (code, out, _path_line(err)[1]), (source.name,
+                                                                               config)
+            text_runs += "model read from the text" in line
+    assert text_runs > 200, text_runs
+
+
+def _write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def _route_says(path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, tuple[int, str, str]]:
+    monkeypatch.setattr(text_route, "MIN_BYTES", 0)
+    code, out, err = run(path, "-p", "jax-plan-donation", "--path=jaxlib", "--verbose")
+    monkeypatch.setattr(text_route, "MIN_BYTES", 1 << 40)
+    expected = run(path, "-p", "jax-plan-donation", "--path=jaxlib")
+    assert (code, out, _path_line(err)[1]) == expected
+    return err, expected
+
+
+HAND_WRITTEN = """
+func.func public @main(%arg0: tensor<4xf32> {jax.buffer_donor = true}) -> tensor<4xf32> {
+  %0 = stablehlo.negate %arg0 : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+"""
+
+
+def test_the_route_declines_what_jaxlib_spells_otherwise(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    err, (code, out, _) = _route_says(_write(tmp_path, "hand.mlir", HAND_WRITTEN), monkeypatch)
+    assert "the text route declined (the text reader: the text is not one module)" in err
+    printed = canonical(HAND_WRITTEN, False)
+    assert printed is not None
+    spaced = printed.replace("stablehlo.negate %arg0", "stablehlo.negate  %arg0")
+    err, _ = _route_says(_write(tmp_path, "spaced.mlir", spaced), monkeypatch)
+    assert "declined (the input is not jaxlib's own print of it)" in err
+    assert code == 0 and "tf.aliasing_output = 0 : i32" in out
+
+
+def test_the_route_declines_loops_and_what_jaxlib_refuses(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    chunk = next(c for c in (ROOT / "lit_tests" / "inplace.mlir").read_text().split("// -----")
+                 if "stablehlo.while" in c and "jax.buffer_donor" in c)
+    loop = canonical(chunk, False)
+    assert loop is not None and "stablehlo.while" in loop
+    err, _ = _route_says(_write(tmp_path, "loop.mlir", loop), monkeypatch)
+    assert "declined (the text reader: " in err and "stablehlo.while" in err
+    printed = canonical(HAND_WRITTEN, False)
+    assert printed is not None
+    broken = printed.replace("stablehlo.negate %arg0 : tensor<4xf32>",
+                             "stablehlo.negate %arg0 : tensor<5xf32>")
+    err, (code, _, _) = _route_says(_write(tmp_path, "broken.mlir", broken), monkeypatch)
+    assert code != 0 and "declined (jaxlib cannot read the input" in err
+
+
+def test_a_child_that_dies_means_the_bindings_route(monkeypatch: pytest.MonkeyPatch) -> None:
+    printed = canonical(HAND_WRITTEN, False)
+    assert printed is not None
+    child = text_route.ParseChild(printed.encode(), False)
+    child.cancel()
+    with pytest.raises(text_route.Declined):
+        child.finish({"main": ({0: 0}, [])}, ["main"])
+    child = text_route.ParseChild(printed.encode(), False)
+    with pytest.raises(text_route.Declined, match="other functions"):
+        child.finish({}, ["main", "other"])
+    child = text_route.ParseChild(printed.encode(), False)
+    text = child.finish({"main": ({0: 0}, [])}, ["main"])
+    assert "%arg0: tensor<4xf32> {tf.aliasing_output = 0 : i32}" in text
+
+
+def test_an_early_child_is_adopted_only_for_its_own_bytes(tmp_path: Path) -> None:
+    printed = canonical(HAND_WRITTEN, False)
+    assert printed is not None
+    data = printed.encode()
+    text_route.EARLY = text_route.ParseChild(data, False)
+    assert text_route.adopt(data + b" ", False) is None and text_route.EARLY is None
+    text_route.EARLY = text_route.ParseChild(data, False)
+    assert text_route.adopt(data, True) is None
+    early = text_route.EARLY = text_route.ParseChild(data, False)
+    assert text_route.adopt(data, False) is early
+    early.cancel()
+    text_route.EARLY = text_route.ParseChild(data, False)
+    text_route.discard_early()
+    assert text_route.EARLY is None
+
+
+def test_the_command_forks_its_child_at_start_up(tmp_path: Path) -> None:
+    """``jax-donate-opt`` on a train step over :data:`.text_route.MIN_BYTES`: the child it
+    forked before the driver's imports is the one that parsed; the outputs equal the bindings
+    route's (in-process, where no child is forked early)."""
+    from benchmarks.jax_modules import lower
+
+    text = lower(200)
+    assert len(text) > text_route.MIN_BYTES
+    source = _write(tmp_path, "step.mlir", text)
+    tool = Path(sys.executable).with_name("jax-donate-opt")
+    done = subprocess.run([str(tool), str(source), "-p", "jax-plan-donation", "--verbose",
+                           "--donation-report"], capture_output=True, text=True, check=False)
+    line, rest = _path_line(done.stderr)
+    assert "beside a jaxlib child forked at start-up" in line
+    bindings = subprocess.run(
+        [sys.executable, "-c", "import sys\nfrom jax_use_donated import driver, text_route\n"
+         "text_route.MIN_BYTES = 1 << 40\nsys.exit(driver.main(sys.argv[1:]))", str(source),
+         "-p", "jax-plan-donation", "--donation-report"],
+        capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout, rest) == (bindings.returncode, bindings.stdout,
+                                                    bindings.stderr)
+    assert "tf.aliasing_output" in done.stdout
+
+
+# --------------------------------------------------------------------------------------------
+# The reader's pieces
+
+
+def test_split_top_level_and_result_types() -> None:
+    parts = list(jax_text.split_top_level('a, f(b, c), "d, e", t<x, y>, (T) -> T'))
+    assert parts == ["a", " f(b, c)", ' "d, e"', " t<x, y>", " (T) -> T"]
+    f32 = jax_text.tensor_info("tensor<4xf32>")
+    i1 = jax_text.tensor_info("tensor<4xi1>")
+    assert f32 is not None and f32.shape == (4,) and f32.element_bits == 32
+    assert jax_text.result_types("(tensor<4xf32>) -> tensor<4xi1>", 1, "x") == [i1]
+    assert jax_text.result_types("tensor<4xi1>, tensor<4xf32>", 1, "stablehlo.select") == [f32]
+    assert jax_text.result_types("tensor<4xf32>, tensor<4xi1>", 2, "x") == [f32, i1]
+    assert jax_text.result_types("tensor<4xf32>", 2, "x") == [f32, f32]
+    with pytest.raises(jax_text.TextUnsupported):
+        jax_text.result_types("tensor<4xf32>, tensor<4xi1>", 1, "stablehlo.clamp")
+    assert jax_text.tensor_info("!stablehlo.token") is None
+    assert jax_text.tensor_info("tensor<*xf32>") is None
+    dyn = jax_text.tensor_info("tensor<?x2xcomplex<f32>>")
+    assert dyn is not None and dyn.shape == (None, 2) and dyn.element_bits == 64
+
+
+def test_locations_expand_as_jaxlib_prints_them() -> None:
+    locations = jax_text.Locations({"#loc1": '"f.py":3:4', "#loc2": '"g.py":5:6',
+                                    "#loc3": "callsite(#loc1 at #loc2)"})
+    assert locations.printed("#loc3") == 'loc(callsite("f.py":3:4 at "g.py":5:6))'
+    assert jax_text.loc_text(locations.printed("#loc3")) == "f.py:3:4"
+    assert jax_text.loc_name('loc("x"("f.py":1:2))') == "x"
+    with pytest.raises(jax_text.TextUnsupported, match="#loc9"):
+        locations.printed("#loc9")
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ('module {\n  func.func @"quoted"() {\n    return\n  }\n}', "function"),
+    ("module {\n  func.func @f() {\n    return\n  ^bb1:\n    return\n  }\n}", "several blocks"),
+    ("#map = affine_map<(d0) -> (d0)>\nmodule {\n}", "alias line"),
+    ("module {\n  func.func @f() {\n    %0 = stablehlo.negate %1 : tensor<f32>\n"
+     "    return\n  }\n}", "before its definition"),
+    ("module {\n  func.func @f() {\n    %0 = stablehlo.constant dense<0> : tensor<4xf32x>\n"
+     "    return\n  }\n}", "type"),
+])
+def test_the_reader_refuses_what_it_does_not_know(text: str, why: str) -> None:
+    with pytest.raises(jax_text.TextUnsupported, match=why):
+        read = jax_text.read_module(text)
+        for fn in read.functions.values():
+            jax_text.TextModuleAdapter(read).build(fn)
