@@ -33,7 +33,6 @@ import sys
 import textwrap
 import threading
 from collections.abc import Callable, Sequence
-from importlib.metadata import PackageNotFoundError, version
 from io import BytesIO, StringIO
 from typing import IO, Any, ClassVar, NoReturn, cast
 
@@ -60,6 +59,8 @@ __all__ = ["JaxDonateOptMain", "donation_report", "format_bytes", "main"]
 
 
 def _version(distribution: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version  # 25 ms: only when asked
+
     try:
         return version(distribution)
     except PackageNotFoundError:

@@ -264,11 +264,20 @@ def try_run(tool: JaxDonateOptMain, data: bytes, path: Path) -> bool:
     path ran and why (stderr).
 
     The cyclic garbage collector stays paused until the models are gone: re-enabled while
-    they are alive, its next collection scanned them all (0.27 s at 10^5 ops)."""
-    from jax_use_donated.gc_pause import gc_paused
+    they are alive, its next collection scanned them all (0.27 s at 10^5 ops). In the
+    ``jax-donate-opt`` command (:data:`KEEP_UNTIL_EXIT` set) they are never gone, as the
+    process ends right after this path wrote its output: there it stays paused."""
+    import gc
 
-    with gc_paused():
-        return _try_run(tool, data, path)
+    was_enabled = gc.isenabled()
+    gc.disable()
+    done = False
+    try:
+        done = _try_run(tool, data, path)
+    finally:
+        if was_enabled and not (done and KEEP_UNTIL_EXIT is not None):
+            gc.enable()
+    return done
 
 
 def _try_run(tool: JaxDonateOptMain, data: bytes, path: Path) -> bool:

@@ -30,7 +30,7 @@ same model as :func:`.jaxlib_ir.function_model` builds from the parsed module.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from jax_use_donated.analysis.cse import MERGEABLE_OPS, IdenticalOps, merge_identical_ops
@@ -40,7 +40,11 @@ from jax_use_donated.analysis.errors import (
     read_donation,
 )
 from jax_use_donated.analysis.inline import has_calls, inline_calls
-from jax_use_donated.analysis.liveness import forwarded_arguments, side_effect_free
+from jax_use_donated.analysis.liveness import (
+    forwarded_arguments,
+    short_loop_forwards,
+    side_effect_free,
+)
 from jax_use_donated.analysis.model import (
     LAYOUT_ATTR,
     MEMORY_KIND_ATTR,
@@ -725,10 +729,12 @@ class TextModuleAdapter:
 
     def _body_model(self, fn_text: TextFunction, values: dict[str, ValueId],
                     value_types: list[TensorInfo | None], args: list[Arg],
-                    dedup: IdenticalOps[str] | None) -> FunctionModel:
+                    dedup: IdenticalOps[str] | None,
+                    outside: Callable[[str], ValueId] | None = None) -> FunctionModel:
         """The ops and results of ``fn_text``'s body. A one-line, one-result op without
         strings (nearly every op of a train step) is read by one regular expression; every
-        other op by :meth:`_general_op`. Each op's ``handle`` is its text (its CSE key)."""
+        other op by :meth:`_general_op`. Each op's ``handle`` is its text (its CSE key).
+        ``outside``: a loop body's reading of a value it closes over (one more argument)."""
         name = fn_text.name
         body = fn_text.body
         assert body is not None
@@ -741,6 +747,10 @@ class TextModuleAdapter:
         find_values = _VALUE.findall
         mergeable = MERGEABLE_OPS if dedup is not None else frozenset()
         earlier_op = dedup.earlier if dedup is not None else None
+        value_of = values.__getitem__
+        type_of = value_types.__getitem__
+        consts: dict[ValueId, int] = {}
+        """Scalar integer constants (loop bounds), by value."""
         one_types: dict[str, TensorInfo | None] = {}
         """Trailing type text -> the one result's type (``None``: not a tensor)."""
         i, n = 0, len(body)
@@ -757,7 +767,7 @@ class TextModuleAdapter:
             m = simple_match(line) if j == i + 1 else None
             if m is None or "." not in m.group(2):
                 if self._general_op(name, fn_text, body[i:j], values, value_types, ops,
-                                    results, dedup):
+                                    results, dedup, consts, outside):
                     if j != n:
                         raise TextUnsupported(f"@{name}: an op after the terminator")
                     break
@@ -771,10 +781,13 @@ class TextModuleAdapter:
                 if k >= 0:
                     tail, loc_body = tail[:k], tail[k + 5:-1]
             try:
-                operands = [values[v] for v in find_values(operand_text)]
+                operands = list(map(value_of, find_values(operand_text)))
             except KeyError as err:
-                raise TextUnsupported(f"@{name}: {op_name} uses {err.args[0]} before its "
-                                      "definition") from None
+                if outside is None:
+                    raise TextUnsupported(f"@{name}: {op_name} uses {err.args[0]} before its "
+                                          "definition") from None
+                operands = [values[v] if v in values else outside(v)
+                            for v in find_values(operand_text)]
             rtype = one_types.get(tail)
             if rtype is None or op_name == "stablehlo.select":
                 rtype = result_types(tail, 1, op_name)[0]
@@ -792,7 +805,11 @@ class TextModuleAdapter:
                 raise TextUnsupported(f"@{name}: {result_name} defined twice")
             values[result_name] = rid
             value_types.append(rtype)
-            op = Op(len(ops), op_name, operands, [rid], [value_types[v] for v in operands],
+            if op_name == "stablehlo.constant":
+                constant = _scalar_int(operand_text, tail)
+                if constant is not None:
+                    consts[rid] = constant
+            op = Op(len(ops), op_name, operands, [rid], list(map(type_of, operands)),
                     rtypes, loc=TextOpLocation(locations, loc_body) if explicit else unknown,
                     handle=line)
             if op_name in _CALL_LIKE:
@@ -807,8 +824,9 @@ class TextModuleAdapter:
 
     def _general_op(self, name: str, fn_text: TextFunction, lines: list[str],
                     values: dict[str, ValueId], value_types: list[TensorInfo | None],
-                    ops: list[Op], results: list[Result], dedup: IdenticalOps[str] | None
-                    ) -> bool:
+                    ops: list[Op], results: list[Result], dedup: IdenticalOps[str] | None,
+                    consts: dict[ValueId, int],
+                    outside: Callable[[str], ValueId] | None = None) -> bool:
         """Read one op spelled over ``lines`` into ``ops`` (or, for the terminator, into
         ``results``: then ``True``)."""
         locations = self.module.locations
@@ -858,6 +876,8 @@ class TextModuleAdapter:
             res_attrs = fn_text.result_attrs
             for k, v in enumerate(operand_names):
                 vid = values.get(v)
+                if vid is None and outside is not None:
+                    vid = outside(v)
                 if vid is None:
                     raise TextUnsupported(f"@{name}: return of undefined {v}")
                 results.append(Result(k, vid, tensor_info(types[k]), types[k],
@@ -878,8 +898,10 @@ class TextModuleAdapter:
         try:
             operands = [values[v] for v in operand_names]
         except KeyError as err:
-            raise TextUnsupported(f"@{name}: {op_name} uses {err.args[0]} before its "
-                                  "definition") from None
+            if outside is None:
+                raise TextUnsupported(f"@{name}: {op_name} uses {err.args[0]} before its "
+                                      "definition") from None
+            operands = [values[v] if v in values else outside(v) for v in operand_names]
         types_tail = scan[colon + 3:] if colon >= 0 else ""
         if multi and not tail_on_last:  # while(...) : T, T attributes {...}
             cut = _find_top_level(types_tail, " attributes {")
@@ -908,14 +930,104 @@ class TextModuleAdapter:
                 rtypes, loc=TextOpLocation(locations, loc_body) if explicit else SourceLoc(),
                 handle=text)
         if multi:
-            op.region_uses = _region_uses(lines, inner, values, name)
+            op.region_uses = _region_uses(lines, inner, values, name, outside is not None)
             if op_name == "stablehlo.while":
-                raise TextUnsupported(f"@{name}: stablehlo.while (its bounds are read "
-                                      "through jaxlib)")
+                self._while(op, lines, head_scan, types_tail, values, value_types, consts,
+                            name)
         if op_name in _CALL_LIKE:
             self._call_like(op, rest, name)
         ops.append(op)
         return False
+
+    def _while(self, op: Op, lines: list[str], head: str, types_tail: str,
+               values: dict[str, ValueId], value_types: list[TensorInfo | None],
+               consts: dict[ValueId, int], fn_name: str) -> None:
+        """``max_trips`` of a ``stablehlo.while`` and, for one that surely runs 0 or 1 times,
+        its ``call_forwards``, as :func:`.jaxlib_ir.while_max_trips`, ``while_exact_trips``
+        and ``ModuleAdapter._loop_body_model`` read them from jaxlib::
+
+            %r:2 = stablehlo.while(%iterArg = %c0, %iterArg_0 = %a) : tensor<i32>, ...
+            cond {
+              %c = stablehlo.constant dense<1> : tensor<i32>
+              %0 = stablehlo.compare  LT, %iterArg, %c,  SIGNED : ...
+              stablehlo.return %0 : tensor<i1>
+            } do { ... }
+
+        has at most ``1 - 0`` trips."""
+        carries = _ITER_ARG.findall(head)
+        if [f"{a} = {v}" for a, v in carries] != [p.strip() for p in
+                                                  head[head.find("(") + 1:].split(")")[0]
+                                                  .split(",")] or len(carries) != len(op.operands):
+            raise TextUnsupported(f"@{fn_name}: stablehlo.while {head[:60]!r}")
+        names = [a for a, _ in carries]
+        if lines[1] != "    cond {" or "    } do {" not in lines:
+            raise TextUnsupported(f"@{fn_name}: stablehlo.while in another spelling")
+        split = lines.index("    } do {")
+        cond = [line[2:] for line in lines[2:split]]
+        body = [line[2:] for line in lines[split + 1:-1]]
+        def outer_const(v: str) -> int | None:
+            vid = values.get(v)
+            return None if vid is None else consts.get(vid)
+
+        counter = _loop_counter(cond, names, outer_const)
+        if counter is None:
+            return
+        position, stop = counter
+        start = consts.get(op.operands[position])
+        if start is None:
+            return
+        op.max_trips = max(0, stop - start)
+        if op.max_trips > 1:
+            return
+        exact: int | None = 0 if stop - start <= 0 else None
+        if exact is None and stop - start == 1 and _counts_up_by_one(body, position,
+                                                                     names[position],
+                                                                     outer_const):
+            exact = 1
+        operands = op.operands
+        type_texts = [t.strip() for t in split_top_level(types_tail)]
+
+        def outer_type(v: str) -> TensorInfo:
+            vid = values.get(v)
+            info = None if vid is None else value_types[vid]
+            if info is None:
+                raise TextUnsupported(f"@{fn_name}: a loop body closes over {v}, of a type "
+                                      "the reader does not model")
+            return info
+
+        op.call_forwards = short_loop_forwards(
+            exact, len(operands),
+            lambda: self._loop_body_model(body, names, operands, type_texts, outer_type))
+
+    def _loop_body_model(self, body: list[str], names: list[str], operands: list[ValueId],
+                         type_texts: list[str], outer_type: Callable[[str], TensorInfo]
+                         ) -> FunctionModel:
+        """A loop body (its lines, one level less indented) as a function of its carries
+        ``names`` (one value passed at several positions kept as one); a value it closes over
+        is one more argument, of the type it has outside."""
+        same_as = same_value_positions(operands)
+        values: dict[str, ValueId] = {}
+        value_types: list[TensorInfo | None] = []
+        args: list[Arg] = []
+        if len(type_texts) != len(names):
+            raise TextUnsupported("a loop's carries and types do not match")
+        for i, arg_name in enumerate(names):
+            info = tensor_info(type_texts[i])
+            first = same_as[i] if i < len(same_as) else i
+            values[arg_name] = first if first < i else i
+            value_types.append(info)
+            args.append(Arg(index=i, value=i, tensor=info, type_text=type_texts[i]))
+
+        def outside(v: str) -> ValueId:
+            info = outer_type(v)
+            vid = values[v] = len(value_types)
+            value_types.append(info)
+            args.append(Arg(index=len(args), value=vid, tensor=info, type_text=info.text))
+            return vid
+
+        fn_text = TextFunction("while body", [], [], [], [], type_texts, [], body)
+        fn = self._body_model(fn_text, values, value_types, args, None, outside)
+        return FunctionModel("while body", fn.args, fn.ops, fn.results)
 
     def _call_like(self, op: Op, rest: str, fn_name: str) -> None:
         if op.name == "func.call":
@@ -945,6 +1057,83 @@ _ALIAS_ENTRY = re.compile(
     r"output_tuple_indices\s*=\s*\[([^\]]*)\][^>]*?operand_index\s*=\s*(\d+)", re.S)
 
 
+_ITER_ARG = re.compile(r"(%[\w$.\-]+) = (%[\w$.\-]+(?:#\d+)?)")
+_DENSE_INT = re.compile(r" dense<(-?\d+)>")
+_INT_SCALAR = re.compile(r"tensor<(?:i|si|ui)(?:8|16|32|64)>")
+
+
+def _scalar_int(operand_text: str, tail: str) -> int | None:
+    """``N`` of ``stablehlo.constant dense<N> : tensor<i32>`` (a rank-0 integer)."""
+    m = _DENSE_INT.fullmatch(operand_text)
+    return int(m.group(1)) if m and _INT_SCALAR.fullmatch(tail) else None
+
+
+def _region_ops(lines: list[str]) -> dict[str, tuple[str, list[str], str]]:
+    """A region's one-line, one-result ops (lines one level less indented): result name ->
+    (op name, operand names, the text between them and the types' colon, and the types)."""
+    out: dict[str, tuple[str, list[str], str]] = {}
+    for line in lines:
+        m = _SIMPLE_OP.match(line)
+        if m is not None:
+            tail = m.group(4)
+            k = tail.rfind(" loc(")
+            tail = tail[:k] if k >= 0 and tail.endswith(")") else tail
+            out[m.group(1)] = (m.group(2), _VALUE.findall(m.group(3)), m.group(3) + "\0" + tail)
+    return out
+
+
+def _int_value(name: str, region: dict[str, tuple[str, list[str], str]],
+               outer_const: Callable[[str], int | None]) -> int | None:
+    """The scalar integer constant ``name`` stands for, in the region or outside it."""
+    if name in region:
+        op_name, _, text = region[name]
+        if op_name != "stablehlo.constant":
+            return None
+        operand_text, _, tail = text.partition("\0")
+        return _scalar_int(operand_text, tail)
+    return outer_const(name)
+
+
+def _loop_counter(cond: list[str], names: list[str],
+                  outer_const: Callable[[str], int | None]) -> tuple[int, int] | None:
+    """``(carry position, stop)`` of a loop whose condition returns ``compare LT,
+    %carry, constant`` (:func:`.jaxlib_ir._loop_counter`; the start is the caller's)."""
+    if not cond or not cond[-1].startswith("    stablehlo.return "):
+        return None
+    returned = _VALUE.findall(_split_loc(cond[-1])[0].split(" : ")[0])
+    region = _region_ops(cond[:-1])
+    if len(returned) != 1 or returned[0] not in region:
+        return None
+    op_name, operands, text = region[returned[0]]
+    if op_name != "stablehlo.compare" or len(operands) != 2 or not re.match(r"\s*LT,", text):
+        return None
+    counter, bound = operands
+    if counter not in names:
+        return None
+    stop = _int_value(bound, region, outer_const) if bound not in names else None
+    return None if stop is None else (names.index(counter), stop)
+
+
+def _counts_up_by_one(body: list[str], position: int, counter: str,
+                      outer_const: Callable[[str], int | None]) -> bool:
+    """Whether the loop body returns ``counter + 1`` (``stablehlo.add`` of the counter and a
+    constant 1) at the counter's position (:func:`.jaxlib_ir.while_exact_trips`)."""
+    if not body or not body[-1].startswith("    stablehlo.return "):
+        return False
+    returned = _VALUE.findall(_split_loc(body[-1])[0].split(" : ")[0])
+    if position >= len(returned):
+        return False
+    region = _region_ops(body[:-1])
+    update = region.get(returned[position])
+    if update is None or update[0] != "stablehlo.add" or len(update[1]) != 2:
+        return False
+    for i in (0, 1):
+        arg, step = update[1][i], update[1][1 - i]
+        if arg == counter and _int_value(step, region, outer_const) == 1:
+            return True
+    return False
+
+
 def _result_names(groups: str) -> list[str]:
     """``%a, %b:2`` -> ``%a``, ``%b#0``, ``%b#1``."""
     names: list[str] = []
@@ -972,8 +1161,10 @@ def _region_head(head: str, op_name: str) -> tuple[list[str], set[str]]:
 
 
 def _region_uses(lines: list[str], inner: set[str], values: dict[str, ValueId],
-                 fn_name: str) -> list[ValueId]:
-    """The outer values the op's regions use (lines after the first), by value id."""
+                 fn_name: str, lenient: bool = False) -> list[ValueId]:
+    """The outer values the op's regions use (lines after the first), by value id; with
+    ``lenient`` (a loop body read as a function, as jaxlib's adapter reads it) a value
+    defined nowhere before is left out."""
     defined = set(inner)
     uses: list[str] = []
     for line in lines[1:]:
@@ -990,6 +1181,8 @@ def _region_uses(lines: list[str], inner: set[str], values: dict[str, ValueId],
             continue
         vid = values.get(u)
         if vid is None:
+            if lenient:
+                continue
             raise TextUnsupported(f"@{fn_name}: a region uses {u}, defined nowhere before")
         out.add(vid)
     for d in defined:
