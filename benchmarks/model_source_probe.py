@@ -1,18 +1,13 @@
-"""Probe for issue 15: what a model read from the text instead of jaxlib's bindings could save.
+"""Issue 15: the model from jaxlib's bindings against the model read from the text.
 
-The jaxlib path builds the core's model by walking jaxlib's in-memory module through the
-Python bindings (``ModuleAdapter.build``), about 10-13 µs per op: every binding call makes a
-Python object. This probe times, side by side on the same real JAX text
-(:mod:`benchmarks.jax_modules`), alternating ``--reps`` runs:
-
-* ``bindings``: ``ModuleAdapter.build`` of ``@main`` on a module jaxlib parsed (parse not timed);
-  the garbage collector paused for all three, as ``jax-donate-opt`` runs;
-* ``text scan``: one regular-expression pass over the printed text that reads, per op line,
-  the result name, the op name and the operand names, and numbers the values (def-use only:
-  no types, no attributes, no CSE keys, ops inside regions counted as lines). It is a lower
-  bound of what a text-read model costs, not a model;
-* ``plan``: ``plan_donation`` on the bindings' model with ``jax-plan-donation``'s defaults
-  (the core's cost, for scale).
+The jaxlib path builds the core's model either by walking jaxlib's in-memory module through
+the Python bindings (``ModuleAdapter.build``, 10-13 µs per op: every binding call makes a
+Python object) or by reading the text jaxlib printed (:class:`.jax_text.TextModuleAdapter`,
+the text route's reader). This benchmark times both on the same real JAX text
+(:mod:`benchmarks.jax_modules`), alternating ``--reps`` runs, with the garbage collector
+paused as in ``jax-donate-opt``, checks that the two models are equal, and times
+``plan_donation`` on it (the core's cost, for scale). jaxlib's parse is not timed (the text
+route runs it in a child, beside the reader).
 
 Run: ``python benchmarks/model_source_probe.py [--layers 145 1450] [--reps 3]``; writes
 ``benchmarks/results/model_source_probe.md``.
@@ -21,61 +16,72 @@ Run: ``python benchmarks/model_source_probe.py [--layers 145 1450] [--reps 3]``;
 from __future__ import annotations
 
 import argparse
-import re
 import statistics
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
 from benchmarks.jax_modules import train_step_text
-from jax_use_donated.adapters.jaxlib_ir import ModuleAdapter, symbol_name
+from jax_use_donated.adapters.jax_text import TextModuleAdapter, read_module
+from jax_use_donated.adapters.jaxlib_ir import ModuleAdapter
+from jax_use_donated.analysis.model import FunctionModel
 from jax_use_donated.analysis.plan import plan_donation
-from jax_use_donated.fast_path import parse
+from jax_use_donated.fast_path import (
+    _fix_locations,  # pyright: ignore[reportPrivateUsage]
+    _fix_op_locations,  # pyright: ignore[reportPrivateUsage]
+    parse,
+)
 from jax_use_donated.gc_pause import gc_paused
 
 RESULTS = Path(__file__).resolve().parent / "results" / "model_source_probe.md"
-_OP_LINE = re.compile(r'^\s*(%[\w.$-]+)(?::\d+)?\s*=\s*"?([a-z_][\w.]*)"?(.*)$', re.M)
-_VALUE = re.compile(r"%[\w.$#-]+")
 
 
-def text_scan(text: str) -> int:
-    """Def-use of every op line of ``text`` (see the module docstring); the op count."""
-    values: dict[str, int] = {}
-    ops: list[tuple[str, list[int | None], int]] = []
-    for m in _OP_LINE.finditer(text):
-        result, name, rest = m.groups()
-        operands = [values.get(v) for v in _VALUE.findall(rest.split(" : ", 1)[0])]
-        vid = values[result] = len(values)
-        ops.append((name, operands, vid))
-    return len(ops)
+def _view(fn: FunctionModel) -> tuple[object, ...]:
+    """What the rules read of a model, handles aside."""
+    return ([(a.value, a.type_text, a.donation, a.placement, a.loc.name) for a in fn.args],
+            [(op.name, op.operands, op.results, [t.text if t else None for t in op.result_types],
+              sorted(op.region_uses), op.max_trips, op.call_forwards, op.target)
+             for op in fn.ops],
+            [(r.value, r.type_text, r.placement) for r in fn.results])
 
 
 def probe(layers: int, reps: int) -> tuple[int, int, float, float, float]:
-    """``(model ops, scanned lines, bindings s, text scan s, plan s)``, medians of ``reps``."""
+    """``(model ops, op lines, bindings s, text s, plan s)``, medians of ``reps``; raises
+    when the two models differ."""
     path = train_step_text(layers)
     data = path.read_bytes()
     text = data.decode()
     module = parse(data)
-    main = next(op.operation for op in module.body.operations
-                if op.operation.name == "func.func" and symbol_name(op.operation) == "main")
+    adapter = ModuleAdapter(module.operation)
+    main_op = adapter.function("main")
+    assert main_op is not None
     walk: list[float] = []
-    scan: list[float] = []
+    read: list[float] = []
     plan: list[float] = []
     ops = lines = 0
     for _ in range(reps):
         with gc_paused():  # as jax-donate-opt runs
             t0 = time.perf_counter()
-            fn = ModuleAdapter(module.operation).build(main)
+            fn = ModuleAdapter(module.operation).build(main_op)
             t1 = time.perf_counter()
-            lines = text_scan(text)
+            read_text = read_module(text)
+            from_text = TextModuleAdapter(read_text).build(read_text.functions["main"])
             t2 = time.perf_counter()
-            plan_donation(fn, "dataflow")  # jax-plan-donation's defaults
+            plan_donation(from_text, "dataflow")  # jax-plan-donation's defaults
             t3 = time.perf_counter()
+        _fix_locations(fn, main_op)
+        _fix_op_locations(fn, "loc(" in text)
+        if _view(fn) != _view(from_text):
+            raise AssertionError(f"{layers} layers: the text model differs from the bindings'")
         ops = len(fn.ops)
+        lines = len(read_text.functions["main"].body or ())
         walk.append(t1 - t0)
-        scan.append(t2 - t1)
+        read.append(t2 - t1)
         plan.append(t3 - t2)
-    return ops, lines, statistics.median(walk), statistics.median(scan), statistics.median(plan)
+    return ops, lines, statistics.median(walk), statistics.median(read), statistics.median(plan)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -84,19 +90,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--reps", type=int, default=3)
     args = parser.parse_args(argv)
     rows = [
-        "# Model from jaxlib's bindings against a text scan (issue 15 probe)",
+        "# The model from jaxlib's bindings against the model read from the text (issue 15)",
         "",
         f"Command: `python benchmarks/model_source_probe.py --layers "
-        f"{' '.join(map(str, args.layers))} --reps {args.reps}`; medians.",
+        f"{' '.join(map(str, args.layers))} --reps {args.reps}`; medians; the two models "
+        "are equal (checked).",
         "",
-        "| layers | model ops | scanned op lines | bindings | text scan | scan/bindings "
-        "| plan |",
+        "| layers | model ops | op lines | bindings | text | text/bindings | plan |",
         "|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for n in args.layers:
-        ops, lines, walk, scan, plan = probe(n, args.reps)
-        rows.append(f"| {n} | {ops:,} | {lines:,} | {walk:.3f} s | {scan:.3f} s "
-                    f"| {scan / walk:.2f}x | {plan:.3f} s |")
+        ops, lines, walk, read, plan = probe(n, args.reps)
+        rows.append(f"| {n} | {ops:,} | {lines:,} | {walk:.3f} s | {read:.3f} s "
+                    f"| {read / walk:.2f}x | {plan:.3f} s |")
         print(rows[-1], flush=True)
     RESULTS.write_text("\n".join(rows) + "\n")
     print(f"wrote {RESULTS}")

@@ -306,25 +306,27 @@ def _try_run(tool: JaxDonateOptMain, data: bytes, path: Path) -> bool:
         if b"dialect_resources" in data:  # blobs: a second context in one process drops them
             raise Unsupported("the input has resource blobs")
         timings["checks"] = time.perf_counter() - start
-        parallel = _parallel_route(tool, data, timings, say)  # its child checks the nesting
+        parallel, module = _text_route(tool, data, timings, say)
         if parallel is not None:
             outcome, text = parallel
-            started = ("forked at start-up" if "fork" not in timings else "forked after the checks")
-            say(f"path: jaxlib, model read from the text beside a jaxlib child {started} ("
-                f"{', '.join(f'{k} {v:.3f} s' for k, v in timings.items())})")
+            started = ("forked at start-up" if "fork" not in timings else "forked here")
+            say(f"path: jaxlib, model read from the text and planned by a child {started} ("
+                f"{', '.join(f'{k} {v:.3f} s' for k, v in timings.items())}; the child: "
+                f"{', '.join(f'{k} {v:.3f} s' for k, v in outcome.seconds.items())})")
             write(tool, outcome, text)
             if KEEP_UNTIL_EXIT is not None:
                 KEEP_UNTIL_EXIT.append(outcome)
             return True
-        mark = time.perf_counter()
-        check_nesting(data)
-        timings["nesting"] = time.perf_counter() - mark
-        mark = time.perf_counter()
-        ctx = make_context(bool(tool.args.allow_unregistered_dialect))
-        timings["jaxlib"] = time.perf_counter() - mark
-        mark = time.perf_counter()
-        module = parse(data, ctx=ctx)
-        timings["parse"] = time.perf_counter() - mark
+        if module is None:
+            mark = time.perf_counter()
+            check_nesting(data)
+            timings["nesting"] = time.perf_counter() - mark
+            mark = time.perf_counter()
+            ctx = make_context(bool(tool.args.allow_unregistered_dialect))
+            timings["jaxlib"] = time.perf_counter() - mark
+            mark = time.perf_counter()
+            module = parse(data, ctx=ctx)
+            timings["parse"] = time.perf_counter() - mark
         ahead = print_ahead.start(module, list(functions_with_donors(module)), len(data),
                                   print_verified_module)
         outcome = run_pipeline(module, tool.pipeline.passes, b"loc(" in data)
@@ -353,25 +355,23 @@ def _try_run(tool: JaxDonateOptMain, data: bytes, path: Path) -> bool:
     return True
 
 
-def _parallel_route(tool: JaxDonateOptMain, data: bytes, timings: dict[str, float],
-                    say: Callable[[str], None]) -> tuple[Outcome, str] | None:
-    """:func:`.text_route.run_in_parallel` for an input of at least
-    :data:`.text_route.MIN_BYTES`; ``None`` (and why, with ``--verbose``) where the bindings
-    route runs instead."""
+def _text_route(tool: JaxDonateOptMain, data: bytes, timings: dict[str, float],
+                say: Callable[[str], None]) -> tuple[tuple[Outcome, str] | None, Any]:
+    """:func:`.text_route.run_beside_planner` for an input of at least
+    :data:`.text_route.MIN_BYTES`: its outcome and text, or ``None`` (and why, with
+    ``--verbose``) and jaxlib's module where it parsed one, for the bindings route."""
     from jax_use_donated import text_route
 
     if len(data) < text_route.MIN_BYTES:
-        return None
-    seconds: dict[str, float] = {}
+        return None, None
     try:
-        outcome, text = text_route.run_in_parallel(
-            data, tool.pipeline.passes, bool(tool.args.allow_unregistered_dialect), seconds)
+        done = text_route.run_beside_planner(
+            data, tool.pipeline.passes, tool.reports_donation(),
+            bool(tool.args.allow_unregistered_dialect), timings)
     except text_route.Declined as err:
         say(f"the text route declined ({err.reason}): the model is read through jaxlib")
-        return None
-    timings.update(seconds)
-    timings.update(outcome.seconds)
-    return outcome, text
+        return None, err.module
+    return done, None
 
 
 KEEP_UNTIL_EXIT: list[object] | None = None
@@ -390,7 +390,9 @@ def write(tool: JaxDonateOptMain, outcome: Outcome, text: str) -> None:
     for diag in outcome.warnings:
         print(diag.format(name), file=sys.stderr)
     if tool.reports_donation():
-        if outcome.plans:
+        if outcome.report is not None:
+            sys.stderr.write(outcome.report)
+        elif outcome.plans:
             sys.stderr.write(donation_report(outcome.plans))
         else:
             print(f"donation report for {name}: nothing to report: no function has donated "

@@ -128,3 +128,5 @@ class Outcome:
     warnings: list[Any] = field(default_factory=list)
     plans: list[tuple[FunctionModel, DonationPlan]] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
+    report: str | None = None
+    """The donation report, when another process planned (``plans`` is then empty)."""

@@ -1,5 +1,6 @@
-"""The jaxlib path's text route: the model read from jaxlib's text (:mod:`.adapters.jax_text`)
-while a forked child parses, checks and prints with jaxlib (:mod:`.text_route`).
+"""The jaxlib path's text route: a forked child reads the model from jaxlib's text
+(:mod:`.adapters.jax_text`) and plans while the driver parses, checks and prints with jaxlib
+(:mod:`.text_route`).
 
 * the text model equals the bindings model (:class:`.jaxlib_ir.ModuleAdapter` plus the jaxlib
   path's location fix-ups) for every function the reader reads, on jaxlib's print (with and
@@ -9,7 +10,7 @@ while a forked child parses, checks and prints with jaxlib (:mod:`.text_route`).
 * the route declines, and the bindings route runs, where the input is not jaxlib's own print
   or holds what the reader does not know;
 * the command forks its child before the driver's imports and adopts it only for the very
-  bytes and options it runs on.
+  bytes it runs on.
 """
 
 from __future__ import annotations
@@ -199,12 +200,17 @@ func.func public @main(%arg0: tensor<4xf32> {jax.buffer_donor = true}) -> tensor
 def test_the_route_declines_what_jaxlib_spells_otherwise(tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     err, (code, out, _) = _route_says(_write(tmp_path, "hand.mlir", HAND_WRITTEN), monkeypatch)
-    assert "the text route declined (the text reader: the text is not one module)" in err
+    assert "the text route declined (the input is not jaxlib's own print of it)" in err
+    assert code == 0 and "tf.aliasing_output = 0 : i32" in out
     printed = canonical(HAND_WRITTEN, False)
     assert printed is not None
     spaced = printed.replace("stablehlo.negate %arg0", "stablehlo.negate  %arg0")
     err, _ = _route_says(_write(tmp_path, "spaced.mlir", spaced), monkeypatch)
     assert "declined (the input is not jaxlib's own print of it)" in err
+    quoted = canonical(HAND_WRITTEN.replace("@main", '@"my main"'), False)
+    assert quoted is not None and '@"my main"' in quoted  # jaxlib's spelling, not the reader's
+    err, (code, out, _) = _route_says(_write(tmp_path, "quoted.mlir", quoted), monkeypatch)
+    assert "declined (the text reader: line 2: function" in err
     assert code == 0 and "tf.aliasing_output = 0 : i32" in out
 
 
@@ -225,43 +231,47 @@ def test_the_route_takes_loops_and_declines_what_jaxlib_refuses(
     broken = printed.replace("stablehlo.negate %arg0 : tensor<4xf32>",
                              "stablehlo.negate %arg0 : tensor<5xf32>")
     err, (code, _, _) = _route_says(_write(tmp_path, "broken.mlir", broken), monkeypatch)
-    assert code != 0 and "declined (jaxlib cannot read the input" in err
+    assert code != 0 and "path: xdsl (the jaxlib path gave up: jaxlib cannot read" in err
 
 
-def test_a_child_that_dies_means_the_bindings_route(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_planning_child_replies_or_declines() -> None:
+    from jax_use_donated.donation_warnings import PlanOptions
+
     printed = canonical(HAND_WRITTEN, False)
     assert printed is not None
-    child = text_route.ParseChild(printed.encode(), False)
-    child.cancel()
-    with pytest.raises(text_route.Declined):
-        child.finish({"main": ({0: 0}, [])}, ["main"])
-    child = text_route.ParseChild(printed.encode(), False)
-    with pytest.raises(text_route.Declined, match="other functions"):
-        child.finish({}, ["main", "other"])
-    child = text_route.ParseChild(printed.encode(), False)
-    text = child.finish({"main": ({0: 0}, [])}, ["main"])
-    assert "%arg0: tensor<4xf32> {tf.aliasing_output = 0 : i32}" in text
+    options = [PlanOptions("dataflow")]
+    child = text_route.PlanChild(printed.encode())
+    child.ask(options, report=True)
+    result = child.result()
+    assert result["rewrites"] == {"main": [{"0": 0}, []]} and result["warnings"] == []
+    assert result["with_donors"] == ["main"] and "donation report" in result["report"]
+    dead = text_route.PlanChild(printed.encode())
+    dead.cancel()
+    with pytest.raises(text_route.Declined, match="child failed"):
+        dead.result()
+    refused = text_route.PlanChild(HAND_WRITTEN.encode())  # not one module: the reader stops
+    refused.ask(options, report=False)
+    with pytest.raises(text_route.Declined, match="the text reader"):
+        refused.result()
 
 
-def test_an_early_child_is_adopted_only_for_its_own_bytes(tmp_path: Path) -> None:
+def test_an_early_child_is_adopted_only_for_its_own_bytes() -> None:
     printed = canonical(HAND_WRITTEN, False)
     assert printed is not None
     data = printed.encode()
-    text_route.EARLY = text_route.ParseChild(data, False)
-    assert text_route.adopt(data + b" ", False) is None and text_route.EARLY is None
-    text_route.EARLY = text_route.ParseChild(data, False)
-    assert text_route.adopt(data, True) is None
-    early = text_route.EARLY = text_route.ParseChild(data, False)
-    assert text_route.adopt(data, False) is early
+    text_route.EARLY = text_route.PlanChild(data)
+    assert text_route.adopt(data + b" ") is None and text_route.EARLY is None
+    early = text_route.EARLY = text_route.PlanChild(data)
+    assert text_route.adopt(data) is early
     early.cancel()
-    text_route.EARLY = text_route.ParseChild(data, False)
+    text_route.EARLY = text_route.PlanChild(data)
     text_route.discard_early()
     assert text_route.EARLY is None
 
 
 def test_the_command_forks_its_child_at_start_up(tmp_path: Path) -> None:
     """``jax-donate-opt`` on a train step over :data:`.text_route.MIN_BYTES`: the child it
-    forked before the driver's imports is the one that parsed; the outputs equal the bindings
+    forked before the driver's imports is the one that planned; the outputs equal the bindings
     route's (in-process, where no child is forked early)."""
     from benchmarks.jax_modules import lower
 
@@ -272,7 +282,7 @@ def test_the_command_forks_its_child_at_start_up(tmp_path: Path) -> None:
     done = subprocess.run([str(tool), str(source), "-p", "jax-plan-donation", "--verbose",
                            "--donation-report"], capture_output=True, text=True, check=False)
     line, rest = _path_line(done.stderr)
-    assert "beside a jaxlib child forked at start-up" in line
+    assert "planned by a child forked at start-up" in line
     bindings = subprocess.run(
         [sys.executable, "-c", "import sys\nfrom jax_use_donated import driver, text_route\n"
          "text_route.MIN_BYTES = 1 << 40\nsys.exit(driver.main(sys.argv[1:]))", str(source),

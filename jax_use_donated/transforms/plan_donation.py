@@ -44,12 +44,12 @@ from jax_use_donated.analysis.errors import (
     validate_function,
 )
 from jax_use_donated.analysis.liveness import Liveness, ProducedBy
-from jax_use_donated.analysis.model import Donation, DonationKind, FunctionModel, SourceLoc
+from jax_use_donated.analysis.model import Donation, DonationKind, FunctionModel
 from jax_use_donated.analysis.orderings import ORDERING_NAMES, Ordering, ordering_model
-from jax_use_donated.analysis.plan import DonationPlan, DonorVerdict, Reason, compat_key
+from jax_use_donated.analysis.plan import DonationPlan, Reason, compat_key
 from jax_use_donated.analysis.plan import plan_donation as core_plan_donation
-from jax_use_donated.analysis.xla_fallback import XlaFallback, xla_fallback
-from jax_use_donated.diagnostics import Diagnostic, emit
+from jax_use_donated.analysis.xla_fallback import XlaFallback
+from jax_use_donated.donation_warnings import PlanOptions, unpaired_fallback, warn_unpaired
 from jax_use_donated.gc_pause import gc_paused
 from jax_use_donated.transforms.options import KebabOptions, option
 
@@ -104,15 +104,6 @@ def _from_donation_error(err: DonationError, func: Operation, module: Operation
                          ) -> PassFailedException:
     anchor = err.anchor if isinstance(err.anchor, Operation) else func
     return fail(err.message, anchor, module)
-
-
-def _verdict_loc(fn: FunctionModel, verdict: DonorVerdict) -> SourceLoc:
-    """The argument's location, else the blocking reader's, else the function's."""
-    text = verdict.arg.loc.text
-    if text is None and verdict.reason is Reason.READ_AFTER_WRITE:
-        reader = next((b.reader for b in verdict.blockers if b.reader is not None), None)
-        text = reader.loc.text if reader is not None else None
-    return SourceLoc(text=text or fn.loc.text, name=verdict.arg.display_name)
 
 
 def _set_arg_attrs(func: FuncOp, attrs: list[dict[str, Attribute]]) -> None:
@@ -252,16 +243,15 @@ class JaxPlanDonation(KebabOptions, ModulePass):
                     self._report(fn, plan, func, op, self._fallback(fn, plan))
                     self._rewrite_materialize(func, fn, plan, existing, op)
 
+    @property
+    def plan_options(self) -> PlanOptions:
+        """The options the plan, the fallback and the warnings read."""
+        return PlanOptions(self.effective_ordering, self.keep_existing_aliases,
+                           self.fusion_safe, self.strict, self.xla_fallback,
+                           self.keep_unpaired_donors)
+
     def _fallback(self, fn: FunctionModel, plan: DonationPlan) -> XlaFallback:
-        """What unpaired donors keep: for XLA (``xla-fallback``) JAX's choice, else nothing
-        but the ``keep-unpaired-donors`` mark."""
-        if not self.xla_fallback:
-            return xla_fallback(plan, {}, (), keep_unpaired=self.keep_unpaired_donors)
-        jax_aliases = {a.index: a.donation.alias_index for a in fn.donors
-                       if a.donation.kind is DonationKind.ALIASING_OUTPUT
-                       and a.donation.alias_index is not None}
-        jax_donors = {a.index for a in fn.donors if a.donation.kind is DonationKind.BUFFER_DONOR}
-        return xla_fallback(plan, jax_aliases, jax_donors, keep_unpaired=self.keep_unpaired_donors)
+        return unpaired_fallback(self.plan_options, fn, plan)
 
     def _report(self, fn: FunctionModel, plan: DonationPlan, func: FuncOp, module: ModuleOp,
                 fallback: XlaFallback) -> None:
@@ -270,10 +260,7 @@ class JaxPlanDonation(KebabOptions, ModulePass):
             lines = "\n".join(f"  {v.message}" for v in unpaired)
             raise fail(f"strict donation: {len(unpaired)} donated argument(s) of @{fn.name} "
                        f"cannot be reused:\n{lines}", func, module)
-        for verdict in unpaired:
-            note = fallback.notes.get(verdict.arg.index) if self.xla_fallback else None
-            message = verdict.message + (f"; {note}" if note else "")
-            emit(Diagnostic("warning", message, _verdict_loc(fn, verdict)))
+        warn_unpaired(self.plan_options, plan, fallback, fn)
 
     def _rewrite_alias(self, func: FuncOp, fn: FunctionModel, plan: DonationPlan,
                        fallback: XlaFallback) -> None:
