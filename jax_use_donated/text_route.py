@@ -498,6 +498,8 @@ def run_beside_planner(data: bytes, passes: Sequence[Any], report: bool,
         timings["print"] = time.perf_counter() - mark
         functions = {symbol_name(f): f for f in functions_with_donors(module)}
         spans = {name: _signature_span(text, name) for name in functions}
+        builders = {name: SignatureBuilder.check(functions[name], text[span[0]:span[1]])
+                    for name, span in spans.items() if span is not None}
         mark = time.perf_counter()
         result = child.result()
         timings["wait"] = time.perf_counter() - mark
@@ -517,7 +519,7 @@ def run_beside_planner(data: bytes, passes: Sequence[Any], report: bool,
         func = functions[name]
         span = spans[name]
         assert span is not None
-        builder = SignatureBuilder.check(func, text[span[0]:span[1]])
+        builder = builders.get(name)
         set_arg_donations(func, {int(a): r for a, r in pairs.items()}, donors)
         edits.append((*span, builder.line(func) if builder is not None
                       else signature_line(func)))

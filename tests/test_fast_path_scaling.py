@@ -1,6 +1,7 @@
-"""The jaxlib path's own steps (parse, model building with locations, rewrite, print) grow
-linearly: time per op at two module sizes within a factor (best of three runs each, small
-modules). The planning core is measured by ``benchmarks/pass_scaling.py --end-to-end``."""
+"""The jaxlib path's own steps (parse, model building with locations, rewrite, print) and the
+text route's reader grow linearly: time per op at two module sizes within a factor (best of
+three runs each, small modules). The planning core is measured by
+``benchmarks/pass_scaling.py --end-to-end``."""
 
 from __future__ import annotations
 
@@ -41,4 +42,30 @@ def test_time_per_op_is_flat() -> None:
     large, _ = generate(8_000)
     per_op_small = _own_seconds(small) / small.count("\n")
     per_op_large = _own_seconds(large) / large.count("\n")
+    assert per_op_large < FACTOR * per_op_small, (per_op_small, per_op_large)
+
+
+def _reader_seconds(text: str) -> float:
+    """Seconds of the text route's reader (:mod:`.adapters.jax_text`) on jaxlib's print of
+    ``text``: the module read and every donated function's model built (best of three)."""
+    from jax_use_donated.adapters import jax_text
+
+    module = fast_path.parse(text.encode())
+    printed = module.operation.get_asm(enable_debug_info=True, assume_verified=True)
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        read = jax_text.read_module(printed)
+        adapter = jax_text.TextModuleAdapter(read)
+        for fn in adapter.functions_with_donors():
+            adapter.build(fn)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def test_text_reader_time_per_op_is_flat() -> None:
+    small, _ = generate(1_000)
+    large, _ = generate(8_000)
+    per_op_small = _reader_seconds(small) / small.count("\n")
+    per_op_large = _reader_seconds(large) / large.count("\n")
     assert per_op_large < FACTOR * per_op_small, (per_op_small, per_op_large)
