@@ -53,6 +53,7 @@ import io
 import os
 import pstats
 import re
+import statistics
 import subprocess
 import sys
 import time
@@ -270,6 +271,8 @@ class Timed:
     rss_mib: float | None = None
     note: str = ""
     detail: dict[str, float] = field(default_factory=dict)
+    runs: list[float] = field(default_factory=list)
+    """Every run's seconds (the repeated series), in run order."""
 
 
 def timed_process(cmd: list[str], cap: float) -> Timed:
@@ -343,7 +346,19 @@ REPEATED = ("jaxlib parse+print", "jax-donate-opt jaxlib path", "jaxlib parse+wa
 
 def _median_run(runs: list[Timed]) -> Timed:
     done = sorted((r for r in runs if r.seconds is not None), key=lambda r: r.seconds or 0.0)
-    return done[len(done) // 2] if len(done) == len(runs) else runs[-1]
+    if len(done) != len(runs):
+        return runs[-1]
+    median = done[len(done) // 2]
+    median.runs = [r.seconds for r in runs if r.seconds is not None]
+    return median
+
+
+def _ratio(fast: Timed, ref: Timed) -> float | None:
+    """The median of the per-round ratios of two repeated series (runs interleaved, so each
+    round's pair saw the same machine), else the ratio of the cells."""
+    if fast.runs and len(fast.runs) == len(ref.runs):
+        return statistics.median(f / r for f, r in zip(fast.runs, ref.runs, strict=True))
+    return fast.seconds / ref.seconds if fast.seconds and ref.seconds else None
 
 
 def end_to_end(layers: Sequence[int], cap: float, baseline: Path | None = None,
@@ -419,8 +434,9 @@ def report(rows: list[tuple[int, int, list[Timed], float | None]], series: Seque
         + (f" --xdsl-baseline <worktree of {series[5].split()[-1]}>" if len(series) > 5 else "")
         + "` (N-layer MLP Adam step, "
         "outputs reordered, `jax.jit(...).lower(...).as_text()`; whole processes, wall seconds, "
-        f"cap {cap:.0f} s; the medians of {reps} interleaved runs of "
-        + ", ".join(REPEATED) + ", one run of the others"
+        f"cap {cap:.0f} s; the median of {reps} interleaved runs of "
+        + ", ".join(REPEATED) + " (their ratios: the median of the per-round ratios), "
+        "one run of the others"
         + f", on a shared {os.cpu_count()}-core machine, load average "
         f"at the end {', '.join(f'{x:.1f}' for x in os.getloadavg())}).",
         "",
@@ -434,10 +450,10 @@ def report(rows: list[tuple[int, int, list[Timed], float | None]], series: Seque
     ]
     for n, ops, cells, mb in rows:
         fmt = [f"{c.seconds:.2f}" if c.seconds is not None else (c.note or "-") for c in cells]
-        ref, fast = cells[0].seconds, cells[1].seconds
-        ratio = f"{fast / ref:.2f}x" if ref and fast else "-"
-        floor = cells[4].seconds if len(cells) > 4 else None
-        floor_ratio = f"{floor / ref:.2f}x" if ref and floor else "-"
+        r = _ratio(cells[1], cells[0])
+        ratio = f"{r:.2f}x" if r is not None else "-"
+        r = _ratio(cells[4], cells[0]) if len(cells) > 4 else None
+        floor_ratio = f"{r:.2f}x" if r is not None else "-"
         baseline_ratio = ""
         if len(series) > 5:
             ours, base = cells[2].seconds, cells[5].seconds

@@ -760,6 +760,8 @@ class TextModuleAdapter:
             while j < n:
                 nxt = body[j]
                 c = nxt[4:5]
+                if c == "%":  # the next op (nearly always)
+                    break
                 if c == " " or c == "}" or c == "^" or nxt == "    cond {":
                     j += 1
                 else:
@@ -775,6 +777,8 @@ class TextModuleAdapter:
                 continue
             i = j
             result_name, op_name, operand_text, tail = m.groups()
+            if result_name in values:
+                raise TextUnsupported(f"@{name}: {result_name} defined twice")
             loc_body = None
             if explicit and tail.endswith(")"):
                 k = tail.rfind(" loc(")
@@ -801,8 +805,6 @@ class TextModuleAdapter:
                 if earlier is not None:
                     values[result_name] = earlier[0]
                     continue
-            if result_name in values:
-                raise TextUnsupported(f"@{name}: {result_name} defined twice")
             values[result_name] = rid
             value_types.append(rtype)
             if op_name == "stablehlo.constant":
