@@ -1,6 +1,6 @@
-"""The ``jax-donate-opt`` command's first module: it forks the jaxlib child for a large input
-(:func:`.text_route.start_early`) before importing the driver, whose xDSL imports take 0.3-0.4 s,
-then runs :func:`.driver.console_main`. The imports run with the garbage collector paused, and
+"""The ``jax-donate-opt`` command's first module: for a large input it forks the text route's
+child, which reads the model from the text and plans (:func:`.text_route.start_early`), before
+importing the driver, whose xDSL imports take 0.3 s, then runs :func:`.driver.console_main`. The imports run with the garbage collector paused, and
 what they built is frozen out of later collections (``gc.freeze``)."""
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ For pipelines that only change argument attributes (``jax-plan-donation`` in ali
 (``jaxlib.mlir.ir``, the bindings behind ``jax._src.lib.mlir``), build the core's model with
 the jit hook's adapter (:mod:`jax_use_donated.adapters.jaxlib_ir`), plan with the shared core,
 write ``tf.aliasing_output`` / ``jax.buffer_donor`` with jaxlib and print with jaxlib: about
-100x faster reading than xDSL's Python parser. From 1 MiB of input on, a child forked at
+100x faster reading than xDSL's Python parser. From 256 KiB of input on, a child forked at
 start-up reads the model from the text and plans while this process parses and prints
 (:mod:`.text_route`); where that route declines, the model is read through jaxlib's bindings
 and a child forked after parsing prints while this process plans (:mod:`.print_ahead`).

@@ -44,9 +44,10 @@ if TYPE_CHECKING:
     from jax_use_donated.donation_warnings import PlanOptions
     from jax_use_donated.jaxlib_module import Outcome
 
-MIN_BYTES = 1 << 20
-"""Inputs from this size on take the text route (below it the fork costs more than the
-parallel planning saves)."""
+MIN_BYTES = 1 << 18
+"""Inputs from this size on take the text route (``benchmarks/pass_scaling.py --end-to-end``:
+it pays at 10^4 ops, 0.9 MB; at 0.1 MB the start-up, 0.3 s of imports, is most of the time
+and the fork gains nothing)."""
 
 Rewrites = dict[str, tuple[dict[int, int], list[int]]]
 """Function name -> (argument -> result it hosts, arguments left as buffer donors)."""

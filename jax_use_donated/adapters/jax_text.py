@@ -1,9 +1,11 @@
 """Build the core's :class:`~jax_use_donated.analysis.model.FunctionModel` from the text that
 jaxlib prints (JAX's ``lower(...).as_text()``), without parsing it into any IR.
 
-The jaxlib path of ``jax-donate-opt`` reads its model this way while a forked child parses,
-verifies and prints the same bytes with jaxlib (:mod:`jax_use_donated.text_route`): walking
-jaxlib's module through its Python bindings costs 10-13 µs per op, a line of text 2-3 µs.
+The jaxlib path of ``jax-donate-opt`` reads its model this way, in a forked child, while the
+driver parses, verifies and prints the same bytes with jaxlib (:mod:`jax_use_donated.text_route`):
+walking jaxlib's module through its Python bindings costs 10-13 µs per op, reading a line of
+text and building its op about 7 µs, and it runs beside jaxlib's parse instead of after it.
+
 The reader knows the one spelling jaxlib prints, not MLIR's grammar: each top-level op of a
 function body starts on its own line indented by four spaces; a line that ends with ``{``,
 a more indented line, or one starting with ``}``, ``^`` or ``cond {`` continues the op above.
@@ -11,9 +13,10 @@ Anything else it does not know (a quoted symbol, a block label in a function bod
 count that its types do not give, a name used before its definition, an attribute alias)
 raises :class:`TextUnsupported`, and the caller reads the model through jaxlib instead. The
 caller only trusts a model read here when jaxlib's print of the parsed module equals the input
-(:func:`jax_use_donated.text_route`), so the input is in the spelling this reader is tested on:
-``tests/test_jax_text.py`` checks that its model equals :class:`.jaxlib_ir.ModuleAdapter`'s on
-the corpus, the lit inputs and real train steps.
+(:func:`.text_route.run_beside_planner`), so the input is in the spelling this reader is
+tested on: ``tests/test_text_route.py`` checks that its model equals
+:class:`.jaxlib_ir.ModuleAdapter`'s on the corpus, the lit and hostile inputs and real train
+steps.
 
 Example::
 
