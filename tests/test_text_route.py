@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from functools import cache
@@ -339,3 +340,36 @@ def test_the_reader_refuses_what_it_does_not_know(text: str, why: str) -> None:
         read = jax_text.read_module(text)
         for fn in read.functions.values():
             jax_text.TextModuleAdapter(read).build(fn)
+
+
+def _real_model_forms() -> list[bool]:
+    """``JUD_REAL_MODEL_FORMS`` as ``tests/test_orderings.py`` reads it: ``flat,nested``
+    (default) or ``flat`` (CI's second environment)."""
+    return [f == "nested" for f in os.environ.get("JUD_REAL_MODEL_FORMS", "flat,nested").split(",")]
+
+
+@pytest.mark.parametrize("nested", _real_model_forms(), ids=lambda n: "nested" if n else "flat")
+def test_real_library_steps_plan_alike_on_both_routes(tmp_path: Path, nested: bool,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every real train and decode step of ``benchmarks/real_models.py`` (Flax Linen and NNX,
+    Equinox, optax, hand-written JAX; flat, and with the step called as an inner jit), as
+    their jit lowers it, with and without debug locations: the text route's exit code, module,
+    warnings and report equal the bindings route's, and the text route ran (it declines
+    nothing JAX prints for these)."""
+    from benchmarks.real_models import VARIANTS, _lower  # pyright: ignore[reportPrivateUsage]
+
+    ran = 0
+    for variant in VARIANTS:
+        lowered = _lower(*variant.make(nested))
+        for debug in (False, True):
+            source = _write(tmp_path, f"{variant.name}{'.debug' if debug else ''}.mlir",
+                            lowered.as_text(debug_info=debug))
+            monkeypatch.setattr(text_route, "MIN_BYTES", 0)
+            code, out, err = run(source, "-p", "jax-plan-donation", "--donation-report",
+                                 "--verbose")
+            monkeypatch.setattr(text_route, "MIN_BYTES", 1 << 40)
+            expected = run(source, "-p", "jax-plan-donation", "--donation-report")
+            line, rest = _path_line(err)
+            assert (code, out, rest) == expected, (variant.name, debug, line)
+            ran += "model read from the text" in line
+    assert ran == 2 * len(VARIANTS), ran
