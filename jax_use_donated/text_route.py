@@ -224,9 +224,17 @@ def _planner(data: bytes, requests: int, replies: int) -> None:
 
 class PlanChild:
     """A forked :func:`_planner` for ``data``: :meth:`ask` sends the options, :meth:`result`
-    waits for its reply, :meth:`cancel` stops it."""
+    waits for its reply, :meth:`cancel` stops it. With ``preimport`` (anywhere but at the
+    command's start, where the process has one thread) the modules the child runs are imported
+    before the fork."""
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes, preimport: bool = True) -> None:
+        if preimport:  # a process with other threads: the child imports nothing (a lock
+            # another thread held at the fork would stay held in the child)
+            import jax_use_donated.adapters.jax_text
+            import jax_use_donated.analysis.plan
+            import jax_use_donated.donation_report
+            import jax_use_donated.donation_warnings  # noqa: F401
         self.data = data
         requests_read, requests_write = os.pipe()
         replies_read, replies_write = os.pipe()
@@ -321,7 +329,7 @@ def start_early(argv: Sequence[str]) -> None:
     try:
         with open(candidates[0], "rb") as f:
             data = f.read()
-        EARLY = PlanChild(data)
+        EARLY = PlanChild(data, preimport=False)  # one thread yet: the child imports
     except Exception:  # no early child: the route forks later
         EARLY = None
 
