@@ -32,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import struct
 import time
@@ -312,12 +313,14 @@ def start_early(argv: Sequence[str]) -> None:
         return
     candidates: list[str] = []
     skip = False
-    for a in argv:
+    for k, a in enumerate(argv):
         if skip:
             skip = False
             continue
         if a in _VALUE_OPTIONS:
             skip = True
+            if a in ("-p", "--passes") and k + 1 < len(argv) and not _attribute_only(argv[k + 1]):
+                return  # the xDSL path will run: no child to waste a core on
             continue
         if a.startswith("-"):
             continue
@@ -332,6 +335,16 @@ def start_early(argv: Sequence[str]) -> None:
         EARLY = PlanChild(data, preimport=False)  # one thread yet: the child imports
     except Exception:  # no early child: the route forks later
         EARLY = None
+
+
+_ATTRIBUTE_ONLY = re.compile(r"(?:jax-plan-donation|jax-verify-donation)(?:\{[^{}]*\})?")
+
+
+def _attribute_only(pipeline: str) -> bool:
+    """Whether a ``-p`` pipeline can be attribute-only (the text route's): donation passes
+    only, and no ``mode=materialize``."""
+    return "materialize" not in pipeline and all(
+        _ATTRIBUTE_ONLY.fullmatch(p.strip()) for p in re.split(r",(?![^{}]*\})", pipeline))
 
 
 def adopt(data: bytes) -> PlanChild | None:

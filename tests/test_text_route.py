@@ -373,3 +373,20 @@ def test_real_library_steps_plan_alike_on_both_routes(tmp_path: Path, nested: bo
             assert (code, out, rest) == expected, (variant.name, debug, line)
             ran += "model read from the text" in line
     assert ran == 2 * len(VARIANTS), ran
+
+
+def test_the_early_child_is_forked_only_where_the_text_route_may_run(tmp_path: Path) -> None:
+    big = _write(tmp_path, "big.mlir", "// " + "x" * text_route.MIN_BYTES + "\n")
+    small = _write(tmp_path, "small.mlir", HAND_WRITTEN)
+    for argv in ([str(big), "-p", "jax-plan-donation{mode=materialize}"],
+                 [str(big), "-p", "canonicalize,jax-plan-donation"],
+                 [str(big), "-p", "jax-plan-donation", "--path=xdsl"],
+                 [str(small), "-p", "jax-plan-donation"],
+                 [str(small), "-o", str(big), "-p", "jax-plan-donation"]):  # -o names no input
+        text_route.start_early(argv)
+        assert text_route.EARLY is None, argv
+    for argv in ([str(big), "-p", "jax-plan-donation{xla-fallback},jax-verify-donation"],
+                 [str(big), "--donation-report"]):
+        text_route.start_early(argv)
+        assert text_route.EARLY is not None, argv
+        text_route.discard_early()
