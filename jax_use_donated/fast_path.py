@@ -37,9 +37,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from jax_use_donated import print_ahead
-from jax_use_donated.adapters.jax_text import loc_name, loc_text
+from jax_use_donated.adapters.jax_text import PARSER_BUFFER, loc_name, loc_text
 from jax_use_donated.jaxlib_module import (
-    PARSER_BUFFER,
     Outcome,
     Unsupported,
     check_nesting,

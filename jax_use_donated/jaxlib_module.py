@@ -18,9 +18,6 @@ if TYPE_CHECKING:
     from jax_use_donated.analysis.model import FunctionModel
     from jax_use_donated.analysis.plan import DonationPlan
 
-PARSER_BUFFER = "-"
-"""The file name jaxlib's parser puts in the locations it makes up for ops and arguments
-that carry none in the text (``loc("-":3:5)``)."""
 
 MAX_NESTING = 4_000
 """Deepest brace nesting the jaxlib path takes: jaxlib's printer is quadratic in the nesting

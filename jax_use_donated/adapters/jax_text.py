@@ -43,11 +43,7 @@ from jax_use_donated.analysis.errors import (
     read_donation,
 )
 from jax_use_donated.analysis.inline import has_calls, inline_calls
-from jax_use_donated.analysis.liveness import (
-    forwarded_arguments,
-    short_loop_forwards,
-    side_effect_free,
-)
+from jax_use_donated.analysis.liveness import CalleeSummaries, short_loop_forwards
 from jax_use_donated.analysis.model import (
     LAYOUT_ATTR,
     MEMORY_KIND_ATTR,
@@ -64,7 +60,10 @@ from jax_use_donated.analysis.model import (
     ValueId,
     same_value_positions,
 )
-from jax_use_donated.jaxlib_module import PARSER_BUFFER
+
+PARSER_BUFFER = "-"
+"""The file name jaxlib's parser puts in the locations it makes up for ops and arguments
+that carry none in the text (``loc("-":3:5)``): no location of the input's."""
 
 
 class TextUnsupported(Exception):
@@ -650,9 +649,8 @@ class TextModuleAdapter:
     def __init__(self, module: TextModule, inline: bool = True) -> None:
         self.module = module
         self.inline = inline
-        self._forwards: dict[tuple[str, tuple[int, ...]], dict[int, tuple[int, ...]] | None] = {}
-        self._in_progress: set[str] = set()
-        self.pure_callees: dict[str, bool] = {}
+        self.summaries = CalleeSummaries(self._summary_model)
+        self.pure_callees = self.summaries.pure
 
     def functions_with_donors(self) -> list[TextFunction]:
         return [f for f in self.module.functions.values() if f.body is not None and f.has_donors]
@@ -660,22 +658,13 @@ class TextModuleAdapter:
     def callee_forwards(self, callee: str, same_as: tuple[int, ...] = (),
                         ) -> dict[int, tuple[int, ...]] | None:
         """As :meth:`.jaxlib_ir.ModuleAdapter.callee_forwards`."""
-        key = (callee, same_as)
-        if key in self._forwards:
-            return self._forwards[key] or {}
-        if callee in self._in_progress:
-            return {}
-        self._in_progress.add(callee)
-        self._forwards[key] = None
+        return self.summaries.forwards(callee, same_as)
+
+    def _summary_model(self, callee: str, same_as: tuple[int, ...]) -> FunctionModel | None:
         fn_text = self.module.functions.get(callee)
-        summary: dict[int, tuple[int, ...]] = {}
-        if fn_text is not None and fn_text.body is not None:
-            callee_model = self.build(fn_text, donated=(), same_arg_as=same_as, inline=False)
-            summary = forwarded_arguments(callee_model)
-            self.pure_callees.setdefault(callee, side_effect_free(callee_model))
-        self._in_progress.discard(callee)
-        self._forwards[key] = summary
-        return summary
+        if fn_text is None or fn_text.body is None:
+            return None
+        return self.build(fn_text, donated=(), same_arg_as=same_as, inline=False)
 
     def callee_model(self, callee: str) -> FunctionModel | None:
         fn_text = self.module.functions.get(callee)
@@ -1051,15 +1040,22 @@ class TextModuleAdapter:
             m = re.search(r'call_target_name = "((?:[^"\\]|\\.)*)"', rest)
             op.target = unescape(m.group(1)) if m else None
         if "output_operand_aliases" in rest:
-            pairs: list[tuple[int, int]] = []
-            for am in _ALIAS_ENTRY.finditer(rest[rest.index("output_operand_aliases"):]):
-                indices = [int(i) for i in am.group(1).replace(" ", "").split(",") if i]
-                pairs.append((indices[0] if indices else 0, int(am.group(2))))
-            op.operand_aliases = tuple(pairs)
+            op.operand_aliases = operand_alias_pairs(rest[rest.index("output_operand_aliases"):])
 
 
 _ALIAS_ENTRY = re.compile(
     r"output_tuple_indices\s*=\s*\[([^\]]*)\][^>]*?operand_index\s*=\s*(\d+)", re.S)
+
+
+def operand_alias_pairs(text: str) -> tuple[tuple[int, int], ...]:
+    """``custom_call``'s ``output_operand_aliases`` as printed -> ``((result_index,
+    operand_index), ...)``: ``[#stablehlo.output_operand_alias<output_tuple_indices = [1],
+    operand_index = 0, operand_tuple_indices = []>]`` -> ``((1, 0),)``."""
+    pairs: list[tuple[int, int]] = []
+    for m in _ALIAS_ENTRY.finditer(text):
+        indices = [int(i) for i in m.group(1).replace(" ", "").split(",") if i]
+        pairs.append((indices[0] if indices else 0, int(m.group(2))))
+    return tuple(pairs)
 
 
 _ITER_ARG = re.compile(r"(%[\w$.\-]+) = (%[\w$.\-]+(?:#\d+)?)")

@@ -34,6 +34,8 @@ from typing import Any
 
 from jaxlib.mlir import ir  # the module jax._src.lib.mlir re-exports
 
+from jax_use_donated.adapters.jax_text import operand_alias_pairs
+from jax_use_donated.adapters.jax_text import unescape as _unescape
 from jax_use_donated.analysis.cse import (
     MERGEABLE_OPS,
     IdenticalOps,
@@ -48,11 +50,7 @@ from jax_use_donated.analysis.errors import (
     read_donation,
 )
 from jax_use_donated.analysis.inline import has_calls, inline_calls
-from jax_use_donated.analysis.liveness import (
-    forwarded_arguments,
-    short_loop_forwards,
-    side_effect_free,
-)
+from jax_use_donated.analysis.liveness import CalleeSummaries, short_loop_forwards
 from jax_use_donated.analysis.model import (
     LAYOUT_ATTR,
     MEMORY_KIND_ATTR,
@@ -75,20 +73,7 @@ RESULT_INFO_ATTR = "jax.result_info"
 
 _NAME_LOC = re.compile(r'^loc\("((?:[^"\\]|\\.)*)"\)$')
 _FILE_LOC = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
-_HEX_ESCAPE = re.compile(r"\\([0-9A-Fa-f]{2})|\\(.)")
-_ALIAS_ENTRY = re.compile(
-    r"output_tuple_indices\s*=\s*\[([^\]]*)\][^>]*?operand_index\s*=\s*(\d+)", re.S
-)
 _BITS_SUFFIX = re.compile(r"(\d+)")
-
-
-def _unescape(text: str) -> str:
-    """MLIR string literal body -> Python text (``\\22`` is a quote, ``\\\\`` a backslash)."""
-    if "\\" not in text:
-        return text
-    return _HEX_ESCAPE.sub(
-        lambda m: chr(int(m.group(1), 16)) if m.group(1) else m.group(2), text
-    )
 
 
 def location_name(loc: ir.Location) -> str | None:
@@ -251,11 +236,7 @@ def _operand_aliases(operation: ir.Operation) -> tuple[tuple[int, int], ...]:
     """custom_call ``output_operand_aliases`` -> ``((result_index, operand_index), ...)``."""
     if "output_operand_aliases" not in operation.attributes:
         return ()
-    pairs: list[tuple[int, int]] = []
-    for m in _ALIAS_ENTRY.finditer(str(operation.attributes["output_operand_aliases"])):
-        indices = [int(i) for i in m.group(1).replace(" ", "").split(",") if i]
-        pairs.append((indices[0] if indices else 0, int(m.group(2))))
-    return tuple(pairs)
+    return operand_alias_pairs(str(operation.attributes["output_operand_aliases"]))
 
 
 def _target(operation: ir.Operation, name: str) -> str | None:
@@ -283,9 +264,8 @@ class ModuleAdapter:
         the reference the tests compare the walk against)."""
         self.types = _TypeTable()
         self._functions: dict[str, ir.Operation] | None = None
-        self._forwards: dict[tuple[str, tuple[int, ...]], dict[int, tuple[int, ...]] | None] = {}
-        self._in_progress: set[str] = set()
-        self.pure_callees: dict[str, bool] = {}
+        self.summaries = CalleeSummaries(self._summary_model)
+        self.pure_callees = self.summaries.pure
         """Callee name -> whether it has no side effects (known once summarised)."""
 
     def function(self, name: str) -> ir.Operation | None:
@@ -305,22 +285,13 @@ class ModuleAdapter:
         ``same_as`` (:func:`.model.same_value_positions` of the call's operands) summarises the
         callee for a call passing one value at several positions (``@where(%p, %x, %x)``
         returns ``%x``)."""
-        key = (callee, same_as)
-        if key in self._forwards:
-            return self._forwards[key] or {}
-        if callee in self._in_progress:
-            return {}  # recursion
-        self._in_progress.add(callee)
-        self._forwards[key] = None
+        return self.summaries.forwards(callee, same_as)
+
+    def _summary_model(self, callee: str, same_as: tuple[int, ...]) -> FunctionModel | None:
         func_op = self.function(callee)
-        summary: dict[int, tuple[int, ...]] = {}
-        if func_op is not None and len(func_op.regions[0].blocks) == 1:
-            callee_model = self.build(func_op, donated=(), same_arg_as=same_as, inline=False)
-            summary = forwarded_arguments(callee_model)
-            self.pure_callees.setdefault(callee, side_effect_free(callee_model))
-        self._in_progress.discard(callee)
-        self._forwards[key] = summary
-        return summary
+        if func_op is None or len(func_op.regions[0].blocks) != 1:
+            return None
+        return self.build(func_op, donated=(), same_arg_as=same_as, inline=False)
 
     def build(
         self,

@@ -492,6 +492,46 @@ def side_effect_free(fn: FunctionModel) -> bool:
     return all(op.name in PURE_OPS or op.pure_call for op in fn.ops)
 
 
+class CalleeSummaries:
+    """What each callee returns unchanged (:func:`forwarded_arguments`) and whether it has no
+    side effects (:func:`side_effect_free`), summarised once per callee and pattern of
+    repeated operands, for the adapters' ``func.call`` ops (``Op.call_forwards``,
+    ``Op.pure_call``). ``build(callee, same_as)`` is the adapter's model of a defined
+    single-block callee (arguments without donation, one value passed at several positions
+    kept as one), ``None`` for any other; a recursive callee forwards nothing.
+
+    ``@where(%p, %x, %x)`` with ``@where(%p, %a, %b) { return select(%p, %a, %b) }``:
+    ``forwards("where", (0, 1, 1))`` is ``{0: (1,)}``."""
+
+    def __init__(self, build: Callable[[str, tuple[int, ...]], FunctionModel | None]) -> None:
+        self._build = build
+        self._forwards: dict[tuple[str, tuple[int, ...]], dict[int, tuple[int, ...]] | None] = {}
+        self._in_progress: set[str] = set()
+        self.pure: dict[str, bool] = {}
+        """Callee name -> whether it has no side effects (known once summarised)."""
+
+    def forwards(self, callee: str, same_as: tuple[int, ...] = ()) -> dict[int, tuple[int, ...]]:
+        """Result index -> the callee arguments it returns unchanged (``{}``: none, for an
+        unknown or recursive callee, which reads every operand)."""
+        key = (callee, same_as)
+        if key in self._forwards:
+            return self._forwards[key] or {}
+        if callee in self._in_progress:
+            return {}  # recursion
+        self._in_progress.add(callee)
+        self._forwards[key] = None
+        summary: dict[int, tuple[int, ...]] = {}
+        try:
+            model = self._build(callee, same_as)
+            if model is not None:
+                summary = forwarded_arguments(model)
+                self.pure.setdefault(callee, side_effect_free(model))
+        finally:
+            self._in_progress.discard(callee)
+        self._forwards[key] = summary
+        return summary
+
+
 def short_loop_forwards(trips: int | None, carries: int, body: Callable[[], FunctionModel],
                         ) -> dict[int, tuple[int, ...]] | None:
     """Result index -> the carry a ``stablehlo.while`` returns unchanged in it, for a loop
