@@ -206,34 +206,26 @@ def run_pipeline(module: Any, passes: Sequence[Any], explicit_locations: bool = 
         symbol_name,
     )
     from jax_use_donated.analysis.errors import DonationError
-    from jax_use_donated.analysis.orderings import ORDERING_NAMES, ordering_model
+    from jax_use_donated.analysis.orderings import ordering_model
     from jax_use_donated.analysis.plan import plan_donation
     from jax_use_donated.diagnostics import collect_diagnostics
+    from jax_use_donated.donation_warnings import unpaired_fallback, warn_unpaired
     from jax_use_donated.gc_pause import gc_paused
-    from jax_use_donated.transforms.plan_donation import JaxPlanDonation, JaxVerifyDonation
+    from jax_use_donated.text_route import Declined, plan_options
 
+    try:
+        pipeline = plan_options(passes)
+    except Declined as err:
+        raise Unsupported(err.reason) from None
     outcome = Outcome("")
     seconds = outcome.seconds
     for step in ("model", "plan", "rewrite"):
         seconds[step] = 0.0
     with collect_diagnostics() as sink, gc_paused():
-        for p in passes:
-            if isinstance(p, JaxPlanDonation):
-                if p.mode != "alias" or p.remove_matched_outputs or (
-                        p.xla_fallback and p.fusion_safe):
-                    raise Unsupported(f"{p.name}: options the xDSL pass refuses")
-                if p.ordering != "auto" and p.ordering not in ORDERING_NAMES:
-                    raise Unsupported(f"{p.name}: unknown ordering")
-                ordering, keep, fusion = (p.effective_ordering, p.keep_existing_aliases,
-                                          p.fusion_safe)
-            elif isinstance(p, JaxVerifyDonation):
-                if p.ordering not in ORDERING_NAMES:
-                    raise Unsupported(f"{p.name}: unknown ordering")
-                ordering, keep, fusion = p.ordering, True, False
-            else:
-                raise Unsupported(f"pass {p.name}")
+        for options in pipeline:
             # As the xDSL pass: calls are inlined for XLA's orderings only.
-            adapter = ModuleAdapter(module.operation, inline=ordering_model(ordering).xla)
+            adapter = ModuleAdapter(module.operation,
+                                    inline=ordering_model(options.ordering).xla)
             for func in list(functions_with_donors(module)):
                 t0 = time.perf_counter()
                 try:
@@ -241,16 +233,17 @@ def run_pipeline(module: Any, passes: Sequence[Any], explicit_locations: bool = 
                     _fix_locations(fn, func)
                     _fix_op_locations(fn, explicit_locations)
                     t1 = time.perf_counter()
-                    plan = plan_donation(fn, ordering, keep, fusion)
+                    plan = plan_donation(fn, options.ordering, options.keep_existing_aliases,
+                                         options.fusion_safe)
                 except DonationError as err:
                     raise Unsupported(f"@{symbol_name(func)}: {err.message}") from None
                 t2 = time.perf_counter()
                 outcome.plans.append((fn, plan))
-                if isinstance(p, JaxPlanDonation):
-                    fallback = p._fallback(fn, plan)  # pyright: ignore[reportPrivateUsage]
-                    if p.strict and plan.unpaired:
+                if not options.verify:
+                    fallback = unpaired_fallback(options, fn, plan)
+                    if options.strict and plan.unpaired:
                         raise Unsupported("a strict plan fails")
-                    p._report(fn, plan, func, None, fallback)  # pyright: ignore[reportPrivateUsage, reportArgumentType]
+                    warn_unpaired(options, plan, fallback, fn)
                     set_arg_donations(func, fallback.all_pairs(plan), fallback.buffer_donors)
                 seconds["model"] += t1 - t0
                 seconds["plan"] += t2 - t1

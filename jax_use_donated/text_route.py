@@ -449,8 +449,8 @@ def _signature_span(text: str, name: str) -> tuple[int, int] | None:
 
 
 def plan_options(passes: Sequence[Any]) -> list[PlanOptions]:
-    """The options of an attribute-only pipeline, as :func:`.fast_path.run_pipeline` accepts
-    them; :class:`Declined` for any other."""
+    """The options of an attribute-only pipeline (both routes of the jaxlib path run these);
+    :class:`Declined` for any other."""
     from jax_use_donated.analysis.orderings import ORDERING_NAMES
     from jax_use_donated.donation_warnings import PlanOptions
     from jax_use_donated.transforms.plan_donation import JaxPlanDonation, JaxVerifyDonation

@@ -399,7 +399,6 @@ class TextFunction:
     body: list[str] | None
     """``None`` for a declaration."""
     loc: str | None = None
-    signature: str = ""
 
     @property
     def has_donors(self) -> bool:
@@ -467,7 +466,7 @@ def _read_function(lines: list[str], i: int, module: TextModule) -> int:
     if m is None:
         raise TextUnsupported(f"line {i + 1}: function {head[:60]!r}")
     name = m.group(1)
-    fn = TextFunction(name, [], [], [], [], [], [], None, signature=head)
+    fn = TextFunction(name, [], [], [], [], [], [], None)
     has_body = head.endswith(" {")
     func_loc = None
     if not (has_body and _fast_signature(head, m.end(), fn)):
