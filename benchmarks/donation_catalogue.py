@@ -41,7 +41,7 @@ import jax_use_donated as jud
 from benchmarks.catalogue import ALL, Program
 from jax_use_donated.adapters.jaxlib_ir import module_function
 from jax_use_donated.dropin import jit_with_forced_pairs
-from jax_use_donated.hlo_alias import aliases_from_hlo_text
+from jax_use_donated.dropin.hlo_alias import aliases_from_hlo_text
 
 QUICK_PROGRAMS = ("swap", "read_after_dot", "swap@auto")
 MAX_PAIRINGS = 400

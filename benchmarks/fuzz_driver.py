@@ -1,6 +1,6 @@
 """Coverage-guided fuzzing of ``jax-donate-opt`` (not part of CI).
 
-Feeds mutated MLIR text to the driver in-process (``jax_use_donated.driver.main`` with
+Feeds mutated MLIR text to the driver in-process (``jax_use_donated.opt.driver.main`` with
 ``-p jax-plan-donation``, on a rotating pass configuration) and records every input
 that makes it misbehave: exit status 2 (an internal error: an exception that is not a
 diagnostic), a Python traceback in its output, or exit 1 without an ``error:`` diagnostic.
@@ -63,7 +63,7 @@ class Campaign:
     """Runs one input through the driver and keeps the findings."""
 
     def __init__(self, findings_dir: Path) -> None:
-        from jax_use_donated.driver import main
+        from jax_use_donated.opt.driver import main
 
         self.main = main
         self.findings_dir = findings_dir

@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import jax_use_donated as jud
 from jax_use_donated.dropin import LoweringRecord
-from jax_use_donated.hlo_alias import executable_aliases
+from jax_use_donated.dropin.hlo_alias import executable_aliases
 
 STEPS = ("model", "plan", "diagnostics", "rewrite", "call plan", "release", "check")
 DEFAULT_OUT = Path(__file__).resolve().parent / "results" / "hook_overhead.md"

@@ -29,12 +29,12 @@ from jax_use_donated.adapters.jax_text import TextModuleAdapter, read_module
 from jax_use_donated.adapters.jaxlib_ir import ModuleAdapter
 from jax_use_donated.analysis.model import FunctionModel
 from jax_use_donated.analysis.plan import plan_donation
-from jax_use_donated.fast_path import (
+from jax_use_donated.opt.jaxlib_path import (
     _fix_locations,  # pyright: ignore[reportPrivateUsage]
     _fix_op_locations,  # pyright: ignore[reportPrivateUsage]
     parse,
 )
-from jax_use_donated.gc_pause import gc_paused
+from jax_use_donated.planning import gc_paused
 
 RESULTS = Path(__file__).resolve().parent / "results" / "model_source_probe.md"
 

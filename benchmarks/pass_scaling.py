@@ -31,7 +31,7 @@ interleaved, and report the median run; the slow ones once.
 run with this interpreter in the same loop, and its ratio to this checkout's xDSL path.
 
 ``--print-ahead`` measures the jaxlib path with and without its print in a forked child
-(:mod:`jax_use_donated.print_ahead`), alternating ``--reps`` runs of each per size, and writes
+(:mod:`jax_use_donated.opt.print_ahead`), alternating ``--reps`` runs of each per size, and writes
 the medians and their ratio to ``benchmarks/results/print_ahead.md``::
 
     python benchmarks/pass_scaling.py --print-ahead [--layers 1450 14500] [--reps 7]
@@ -69,9 +69,9 @@ from jax_use_donated.adapters.xdsl_ir import build_function_model, functions_wit
 from jax_use_donated.analysis.orderings import Ordering
 from jax_use_donated.analysis.plan import plan_donation
 from jax_use_donated.diagnostics import collect_diagnostics
-from jax_use_donated.driver import JaxDonateOptMain
-from jax_use_donated.ir_text import parse_module
-from jax_use_donated.transforms import JaxPlanDonation
+from jax_use_donated.opt.driver import JaxDonateOptMain
+from jax_use_donated.xdsl_plugin.parser_printer import parse_module
+from jax_use_donated.xdsl_plugin.plan_donation import JaxPlanDonation
 
 WIDTHS = (64, 96, 128, 192)
 BATCH = 32
@@ -320,7 +320,7 @@ def generic_text(path: Path) -> Path:
         sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
         from jaxlib.mlir import ir
 
-        from jax_use_donated.fast_path import make_context
+        from jax_use_donated.opt.jaxlib_path import make_context
 
         module = ir.Module.parse(path.read_bytes(), context=make_context())
         out.write_text(str(module.operation.get_asm(print_generic_op_form=True,
@@ -331,7 +331,7 @@ def generic_text(path: Path) -> Path:
 BASELINE_DRIVER = """
 import sys
 sys.path.insert(0, sys.argv.pop(1))
-from jax_use_donated import driver
+from jax_use_donated.opt import driver
 sys.argv[0] = "jax-donate-opt"
 if hasattr(driver, "console_main"):
     driver.console_main()
@@ -496,7 +496,7 @@ DEFAULT_LAYERS = [15, 145, 1450, 14500]
 
 DRIVER_WITHOUT_PRINT_AHEAD = """
 import sys
-from jax_use_donated import driver, print_ahead
+from jax_use_donated.opt import driver, print_ahead
 print_ahead.MIN_BYTES = 1 << 62
 sys.argv[0] = "jax-donate-opt"
 driver.console_main()
@@ -562,17 +562,17 @@ def region_planning(layers: Sequence[int], exact_up_to: int) -> str:
     same model), the region plan's rounds and pairs, and the ratios."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from benchmarks.jax_modules import train_step_text
-    from jax_use_donated import fast_path
     from jax_use_donated.adapters.jaxlib_ir import ModuleAdapter
     from jax_use_donated.analysis import plan as plan_module
+    from jax_use_donated.opt import jaxlib_path
 
     lines = [f"{'layers':>6} {'ops':>7} {'donors':>6} {'xla-cpu s':>9} {'region s':>9} "
              f"{'rounds':>6} {'pairs':>5} {'uncapped s':>10} {'rounds':>6} {'pairs':>5} "
              f"{'uncapped/region':>15}"]
-    ctx = fast_path.make_context()
+    ctx = jaxlib_path.make_context()
     for n in layers:
-        module = fast_path.parse(train_step_text(n).read_bytes(), ctx=ctx)
-        func = next(iter(fast_path.functions_with_donors(module)))
+        module = jaxlib_path.parse(train_step_text(n).read_bytes(), ctx=ctx)
+        func = next(iter(jaxlib_path.functions_with_donors(module)))
         fn = ModuleAdapter(module.operation).build(func)
 
         dataflow_s, _ = _timed_plan(fn, "xla-cpu")

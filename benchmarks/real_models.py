@@ -10,7 +10,7 @@ For each, two pairings (JAX's greedy one and the plan's, with the unpaired donor
 pair as the drop-in does) compiled twice (XLA:CPU's default copy insertion and
 ``xla_cpu_copy_insertion_use_region_analysis=True``). Per donated leaf the rules predict
 copy-free / copied / not donated for that pairing under that compile's ordering
-(:func:`jax_use_donated.analysis.ordering_for`), and :mod:`jax_use_donated.xla_truth` reads
+(:func:`jax_use_donated.analysis.ordering_for`), and :mod:`jax_use_donated.dropin.xla_truth` reads
 what the executable does; a disagreement is a rule to fix.
 
     python benchmarks/real_models.py            # every variant, a few minutes on CPU
@@ -51,7 +51,7 @@ from jax_use_donated.analysis.plan import PairChecker
 from jax_use_donated.analysis.xla_fallback import xla_fallback
 from jax_use_donated.dropin import jax_internals, records
 from jax_use_donated.dropin.options import PlannerOptions
-from jax_use_donated.xla_truth import Outcome, read_truth
+from jax_use_donated.dropin.xla_truth import Outcome, read_truth
 
 
 def _region_option() -> dict[str, Any]:
@@ -734,7 +734,7 @@ def markdown(rows: list[Row], elapsed: float) -> str:
         f"insertion, `{next(iter(COMPILES['region']))}=True`): measured "
         "copy-free / copied donors / XLA copies beyond the no-aliasing compile, and **n✗** "
         "the donors whose predicted outcome (rules, ordering of that compile) differs from "
-        "the executable's (`jax_use_donated.xla_truth`).",
+        "the executable's (`jax_use_donated.dropin.xla_truth`).",
         "",
         "| variant | form | donors | calls | jax default | ours default | jax region "
         "| ours region |",

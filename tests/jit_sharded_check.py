@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import jax_use_donated as jud
 from benchmarks.catalogue import SHARDED, by_name
-from jax_use_donated.hlo_alias import aliases_from_hlo_text
+from jax_use_donated.dropin.hlo_alias import aliases_from_hlo_text
 
 N = int(os.environ.get("JUD_SHARDED_N", "32"))
 

@@ -95,8 +95,8 @@ def _collectives(text: str) -> list[str]:
 def test_the_donation_pass_runs_on_every_shard_map_program(tmp_path: Path) -> None:
     """``jax-donate-opt -p <donation pass>`` accepts what this JAX prints for shard_map
     collectives (mesh-axes replica groups from JAX 0.11) and keeps them as jaxlib reads them."""
-    from jax_use_donated.driver import main
-    from jax_use_donated.transforms.plan_donation import JaxPlanDonation
+    from jax_use_donated.opt.driver import main
+    from jax_use_donated.xdsl_plugin.plan_donation import JaxPlanDonation
 
     assert len(_SHARD_MAP) >= 4
     for entry in _SHARD_MAP:

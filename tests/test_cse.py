@@ -19,9 +19,9 @@ from jax_use_donated.adapters.xdsl_ir import ModuleSymbols, build_function_model
 from jax_use_donated.analysis import plan_donation, predict_pairing
 from jax_use_donated.analysis.cse import canonical_op_text, merge_identical_ops
 from jax_use_donated.analysis.model import FunctionModel
-from jax_use_donated.driver import JaxDonateOptMain
-from jax_use_donated.ir_text import parse_module
-from jax_use_donated.xla_truth import executable_truth
+from jax_use_donated.dropin.xla_truth import executable_truth
+from jax_use_donated.opt.driver import JaxDonateOptMain
+from jax_use_donated.xdsl_plugin.parser_printer import parse_module
 
 A = jnp.ones((32, 32))
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from jax_use_donated.driver import main
+from jax_use_donated.opt.driver import main
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "train_step.mlir"
@@ -126,7 +126,7 @@ def test_console_script_has_no_traceback(tmp_path: Path) -> None:
     src = tmp_path / "bad.mlir"
     src.write_text(SWAP.replace("tf.aliasing_output = 1 : i32", "tf.aliasing_output = 7 : i32"))
     exe = Path(sys.executable).with_name("jax-donate-opt")
-    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "jax_use_donated.driver"]
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "jax_use_donated.opt.driver"]
     proc = subprocess.run([*cmd, str(src), "-p", "jax-plan-donation"],
                           capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 1
@@ -172,9 +172,9 @@ def test_library_users_keep_python_warnings() -> None:
     from xdsl.xdsl_opt_main import xDSLOptMain
 
     from jax_use_donated.diagnostics import DonationWarning
-    from jax_use_donated.ir_text import _JaxLexer, parse_module  # pyright: ignore[reportPrivateUsage]
-    from jax_use_donated.transforms.plan_donation import JaxPlanDonation
-    from jax_use_donated.universe import available_dialects
+    from jax_use_donated.xdsl_plugin.parser_printer import _JaxLexer, parse_module  # pyright: ignore[reportPrivateUsage]
+    from jax_use_donated.xdsl_plugin.plan_donation import JaxPlanDonation
+    from jax_use_donated.xdsl_plugin.universe import available_dialects
 
     assert xDSLOptMain.apply_passes.__module__ == "xdsl.xdsl_opt_main"
     ours = _JaxLexer._unescaped_characters_regex  # pyright: ignore[reportPrivateUsage]
@@ -403,8 +403,8 @@ def test_signature_verification_catches_a_broken_signature() -> None:
     from xdsl.dialects.builtin import ArrayAttr, IntegerAttr
     from xdsl.utils.exceptions import VerifyException
 
-    from jax_use_donated.driver import JaxDonateOptMain, verify_signatures
-    from jax_use_donated.ir_text import parse_module
+    from jax_use_donated.opt.driver import JaxDonateOptMain, verify_signatures
+    from jax_use_donated.xdsl_plugin.parser_printer import parse_module
 
     module = parse_module(JaxDonateOptMain(args=[]).ctx, SWAP)
     verify_signatures(module)
@@ -420,8 +420,8 @@ def test_plain_tensor_types_are_read_once_and_shared() -> None:
     xDSL's type parser, which reports the latter as before."""
     from xdsl.utils.exceptions import ParseError
 
-    from jax_use_donated.driver import JaxDonateOptMain
-    from jax_use_donated.ir_text import parse_module
+    from jax_use_donated.opt.driver import JaxDonateOptMain
+    from jax_use_donated.xdsl_plugin.parser_printer import parse_module
 
     ctx = JaxDonateOptMain(args=[]).ctx
     text = SWAP.replace("return %0, %1",

@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from jax_use_donated import fast_path
-from jax_use_donated.driver import main
+from jax_use_donated.opt import jaxlib_path
+from jax_use_donated.opt.driver import main
 
 ROOT = Path(__file__).resolve().parent.parent
 LIT_INPUTS = sorted(p for p in (ROOT / "lit_tests").rglob("*.mlir") if "Output" not in p.parts)
@@ -40,7 +40,7 @@ def run(path: Path | str, *args: str) -> tuple[int, str, str]:
     """Exit code, stdout and stderr of one in-process driver run (in a subprocess for resource
     blobs, whose names xDSL and jaxlib make unique per process: ``weights_3``)."""
     if "dense_resource" in Path(path).read_text(errors="replace"):
-        done = subprocess.run([sys.executable, "-m", "jax_use_donated.driver", str(path), *args],
+        done = subprocess.run([sys.executable, "-m", "jax_use_donated.opt.driver", str(path), *args],
                               capture_output=True, text=True, check=False)
         return done.returncode, done.stdout, done.stderr
     out, err = io.StringIO(), io.StringIO()
@@ -51,14 +51,14 @@ def run(path: Path | str, *args: str) -> tuple[int, str, str]:
 
 @cache
 def _context() -> object:
-    return fast_path.make_context(allow_unregistered=True)
+    return jaxlib_path.make_context(allow_unregistered=True)
 
 
 def jaxlib_print(text: str) -> str:
     from jaxlib.mlir import ir
 
     module = ir.Module.parse(text, context=_context())  # pyright: ignore[reportArgumentType]
-    return fast_path.print_module(module)
+    return jaxlib_path.print_module(module)
 
 
 def assert_same(fast: tuple[int, str, str], slow: tuple[int, str, str]) -> None:
@@ -198,8 +198,8 @@ def test_made_up_locations_are_not_diagnostic_locations(tmp_path: Path) -> None:
     ("loc(unknown)", None, None),
 ])
 def test_location_reading(printed: str, text: str | None, name: str | None) -> None:
-    assert fast_path.loc_text(printed) == text
-    assert fast_path.loc_name(printed) == name
+    assert jaxlib_path.loc_text(printed) == text
+    assert jaxlib_path.loc_name(printed) == name
 
 
 def test_printing_ahead_changes_nothing(corpus: list[Path],
@@ -208,7 +208,7 @@ def test_printing_ahead_changes_nothing(corpus: list[Path],
     here for every size) gives the same exit code, stdout and stderr as printing after the
     plan, on the corpus, the lit inputs and the hostile inputs, with the rewriting configs;
     ``--verbose`` says it printed ahead on most jaxlib runs."""
-    from jax_use_donated import print_ahead
+    from jax_use_donated.opt import print_ahead
 
     def without_path_line(err: str) -> tuple[str, list[str]]:
         """``--verbose``'s path line (timings differ run to run) and the rest of stderr."""
@@ -233,7 +233,7 @@ def test_printing_ahead_changes_nothing(corpus: list[Path],
 
 
 def _parsed(text: str) -> Any:
-    return fast_path.parse(text.encode(), ctx=fast_path.make_context())
+    return jaxlib_path.parse(text.encode(), ctx=jaxlib_path.make_context())
 
 
 SIGNATURE_INPUT = """
@@ -248,17 +248,17 @@ def test_a_child_that_fails_or_a_missing_signature_means_printing_after() -> Non
     """:meth:`.PrintAhead.text` is ``None`` (the driver prints itself) when the child fails
     or its text does not hold a changed signature exactly once; with the signature found it
     is the rewritten module as jaxlib prints it."""
-    from jax_use_donated import print_ahead
     from jax_use_donated.adapters.jaxlib_ir import set_arg_donations
+    from jax_use_donated.opt import print_ahead
 
     def donor_functions(module: Any) -> list[Any]:
-        return list(fast_path.functions_with_donors(module))
+        return list(jaxlib_path.functions_with_donors(module))
 
     module = _parsed(SIGNATURE_INPUT)
     funcs = donor_functions(module)
-    good = print_ahead.PrintAhead(module, funcs, fast_path.print_verified_module)
+    good = print_ahead.PrintAhead(module, funcs, jaxlib_path.print_verified_module)
     set_arg_donations(funcs[0], {0: 0})
-    assert good.text() == fast_path.print_module(module)
+    assert good.text() == jaxlib_path.print_module(module)
 
     def broken(_: object) -> str:
         raise RuntimeError("the child fails")
@@ -271,7 +271,7 @@ def test_a_child_that_fails_or_a_missing_signature_means_printing_after() -> Non
         assert ahead.text() is None
     module = _parsed(SIGNATURE_INPUT)
     cancelled = print_ahead.PrintAhead(module, donor_functions(module),
-                                         fast_path.print_verified_module)
+                                         jaxlib_path.print_verified_module)
     cancelled.cancel()
     assert cancelled.pid is None
 
@@ -283,7 +283,7 @@ def test_printing_ahead_warns_of_nothing(tmp_path: Path, monkeypatch: pytest.Mon
 
     import jax
 
-    from jax_use_donated import print_ahead
+    from jax_use_donated.opt import print_ahead
 
     assert jax.devices()  # a started backend: JAX's at-fork hook warns from now on
 

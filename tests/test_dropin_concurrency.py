@@ -87,7 +87,7 @@ CACHE_SCRIPT = textwrap.dedent("""
     monitoring.register_event_listener(
         lambda event, **kw: hits.append(event) if event.endswith("cache_hits") else None)
     import jax_use_donated as jud
-    from jax_use_donated.hlo_alias import aliases_from_hlo_text
+    from jax_use_donated.dropin.hlo_alias import aliases_from_hlo_text
     programs = {"swap": lambda a, b: (b * 2.0, a * 3.0), "add": lambda a, b: a + b}
     mode, program = sys.argv[2], programs[sys.argv[3]]
     if mode == "plain":

@@ -21,7 +21,7 @@ import pytest
 
 import jax_use_donated as jud
 from jax_use_donated.dropin import jax_internals
-from jax_use_donated.hlo_alias import aliases_from_hlo_text
+from jax_use_donated.dropin.hlo_alias import aliases_from_hlo_text
 
 REPO = Path(__file__).resolve().parent.parent
 

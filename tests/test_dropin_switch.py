@@ -16,7 +16,7 @@ import pytest
 
 import jax_use_donated as jud
 from jax_use_donated.analysis import DonationError
-from jax_use_donated.hlo_alias import aliases_from_hlo_text
+from jax_use_donated.dropin.hlo_alias import aliases_from_hlo_text
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

@@ -1,7 +1,7 @@
 """The drop-in's plans carry what the compiled executable really does with each donor.
 
 ``plan()``/``explain()`` compile (JAX caches it) and read the executable's HLO
-(:mod:`jax_use_donated.xla_truth`); ``verify_executable=True`` does the same after every
+(:mod:`jax_use_donated.dropin.xla_truth`); ``verify_executable=True`` does the same after every
 compile and warns when the executable contradicts a prediction.
 """
 
@@ -15,9 +15,8 @@ import jax.numpy as jnp
 import pytest
 
 import jax_use_donated as jud
-from jax_use_donated import xla_truth
 from jax_use_donated.diagnostics import DonationWarning
-from jax_use_donated.dropin import records
+from jax_use_donated.dropin import records, xla_truth
 
 
 def swap(a: jax.Array, b: jax.Array) -> tuple[jax.Array, jax.Array]:

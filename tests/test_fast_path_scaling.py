@@ -9,8 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-from jax_use_donated import fast_path
-from jax_use_donated.transforms.plan_donation import JaxPlanDonation
+from jax_use_donated.opt import jaxlib_path
+from jax_use_donated.xdsl_plugin.plan_donation import JaxPlanDonation
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.pass_scaling import generate
@@ -25,11 +25,11 @@ def _own_seconds(text: str) -> float:
     best = float("inf")
     for _ in range(3):
         start = time.perf_counter()
-        module = fast_path.parse(text.encode())
+        module = jaxlib_path.parse(text.encode())
         parsed = time.perf_counter()
-        outcome = fast_path.run_pipeline(module, [JaxPlanDonation()])
+        outcome = jaxlib_path.run_pipeline(module, [JaxPlanDonation()])
         printed_at = time.perf_counter()
-        fast_path.print_module(module)
+        jaxlib_path.print_module(module)
         end = time.perf_counter()
         own = (parsed - start) + (printed_at - parsed - outcome.seconds["plan"]) + (
             end - printed_at)
@@ -50,7 +50,7 @@ def _reader_seconds(text: str) -> float:
     ``text``: the module read and every donated function's model built (best of three)."""
     from jax_use_donated.adapters import jax_text
 
-    module = fast_path.parse(text.encode())
+    module = jaxlib_path.parse(text.encode())
     printed = module.operation.get_asm(enable_debug_info=True, assume_verified=True)
     best = float("inf")
     for _ in range(3):

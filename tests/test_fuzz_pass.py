@@ -2,7 +2,7 @@
 
 Random StableHLO modules (:mod:`tests.fuzz.stablehlo_modules`: random JAX programs lowered by
 JAX, with redrawn donation attributes, printed pretty or generic, with or without debug
-locations) go through the driver in-process (``jax_use_donated.driver.main``) in every
+locations) go through the driver in-process (``jax_use_donated.opt.driver.main``) in every
 configuration of :data:`tests.fuzz.pass_oracle.CONFIGS` (``mode=alias|materialize``,
 ``keep-unpaired-donors``, ``keep-existing-aliases``, ``strict``, ``remove-matched-outputs``).
 The output must parse and verify in jaxlib's MLIR context, compile with XLA

@@ -16,8 +16,8 @@ from jax_use_donated.adapters.xdsl_ir import ModuleSymbols, build_function_model
 from jax_use_donated.analysis import plan_donation
 from jax_use_donated.analysis.inline import inline_calls
 from jax_use_donated.analysis.model import Arg, FunctionModel, Op, Result
-from jax_use_donated.driver import JaxDonateOptMain
-from jax_use_donated.ir_text import parse_module
+from jax_use_donated.opt.driver import JaxDonateOptMain
+from jax_use_donated.xdsl_plugin.parser_printer import parse_module
 
 
 def adam(p: jax.Array, m: jax.Array, v: jax.Array, g: jax.Array) -> tuple[jax.Array, ...]:

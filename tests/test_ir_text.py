@@ -1,4 +1,4 @@
-"""Reading and writing real JAX MLIR text with :mod:`jax_use_donated.ir_text`."""
+"""Reading and writing real JAX MLIR text with :mod:`jax_use_donated.xdsl_plugin.parser_printer`."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ from xdsl.dialects.func import FuncOp
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError
 
-from jax_use_donated.driver import JaxDonateOptMain
-from jax_use_donated.ir_text import (
+from jax_use_donated.opt.driver import JaxDonateOptMain
+from jax_use_donated.xdsl_plugin.parser_printer import (
     JaxTextPrinter,
     dense_float_bits,
     file_line_col_range,

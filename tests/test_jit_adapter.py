@@ -19,7 +19,7 @@ from jax_use_donated.adapters.jaxlib_ir import (
 )
 from jax_use_donated.analysis import DonationError, DonationKind, plan_donation
 from jax_use_donated.analysis.model import SourceLoc
-from jax_use_donated.hlo_alias import aliases_from_hlo_text, executable_aliases
+from jax_use_donated.dropin.hlo_alias import aliases_from_hlo_text, executable_aliases
 
 
 def lowered_main(fun, *args, **jit_kwargs):  # type: ignore[no-untyped-def]

@@ -212,7 +212,7 @@ def test_persistent_compilation_cache(tmp_path: Path) -> None:
         jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
         jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
         import jax_use_donated as jud
-        from jax_use_donated.hlo_alias import aliases_from_hlo_text
+        from jax_use_donated.dropin.hlo_alias import aliases_from_hlo_text
         def swap(a, b):
             return b * 2.0, a * 3.0
         f = jud.jit(swap, donate_argnums=(0, 1))

@@ -13,7 +13,7 @@ import pytest
 import jax_use_donated as jud
 from benchmarks.catalogue import SINGLE, Program, by_name
 from jax_use_donated.dropin import jit_with_forced_pairs
-from jax_use_donated.hlo_alias import aliases_from_hlo_text
+from jax_use_donated.dropin.hlo_alias import aliases_from_hlo_text
 
 N = 32
 

@@ -12,7 +12,7 @@ import pytest
 
 import jax_use_donated as jud
 from jax_use_donated.dropin import planner
-from jax_use_donated.hlo_alias import aliases_from_hlo_text
+from jax_use_donated.dropin.hlo_alias import aliases_from_hlo_text
 
 
 def swap(a: jax.Array, b: jax.Array) -> tuple[jax.Array, jax.Array]:

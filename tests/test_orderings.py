@@ -25,7 +25,7 @@ from jax_use_donated.analysis import (
     predict_pairing,
 )
 from jax_use_donated.dropin import jit_with_forced_pairs
-from jax_use_donated.xla_truth import Outcome, executable_truth
+from jax_use_donated.dropin.xla_truth import Outcome, executable_truth
 
 REGION = "xla_cpu_copy_insertion_use_region_analysis"
 

@@ -163,17 +163,17 @@ def _jaxlib_models(text: str, allow_unregistered: bool = False, every_function: 
                    ) -> Iterator[FunctionModel]:
     """Models of the functions with donors (``every_function``: of every defined function,
     all arguments donated), with calls inlined and not."""
-    from jax_use_donated import fast_path
     from jax_use_donated.adapters.jaxlib_ir import ModuleAdapter
+    from jax_use_donated.opt import jaxlib_path
 
     try:
-        module = fast_path.parse(text.encode(), allow_unregistered)
-    except fast_path.Unsupported:
+        module = jaxlib_path.parse(text.encode(), allow_unregistered)
+    except jaxlib_path.Unsupported:
         return
     _ALIVE.append(module)  # the models' ops point into it (diagnostics read their locations)
     for inline in (True, False):
         adapter = ModuleAdapter(module.operation, inline=inline)
-        funcs = (fast_path.functions_with_donors(module) if not every_function else
+        funcs = (jaxlib_path.functions_with_donors(module) if not every_function else
                  (f.operation for f in module.body.operations
                   if f.operation.name == "func.func" and len(f.operation.regions[0].blocks)))
         for func in funcs:

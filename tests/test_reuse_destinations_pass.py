@@ -8,9 +8,9 @@ from xdsl.dialects.func import FuncOp
 from xdsl.utils.exceptions import PassFailedException
 
 from jax_use_donated.diagnostics import collect_diagnostics
-from jax_use_donated.ir_text import parse_module
 from jax_use_donated.oracle.harness import xdsl_context
-from jax_use_donated.transforms.reuse_donated_destinations import (
+from jax_use_donated.xdsl_plugin.parser_printer import parse_module
+from jax_use_donated.xdsl_plugin.reuse_donated_destinations import (
     JaxReuseDonatedDestinations,
     destination_facts,
 )

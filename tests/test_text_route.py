@@ -24,10 +24,10 @@ from typing import Any
 
 import pytest
 
-from jax_use_donated import fast_path, text_route
 from jax_use_donated.adapters import jax_text
 from jax_use_donated.adapters.jaxlib_ir import ModuleAdapter, symbol_name
 from jax_use_donated.analysis.model import FunctionModel, Op
+from jax_use_donated.opt import jaxlib_path, text_route
 from tests.test_driver_paths import CONFIGS, HOSTILE, LIT_INPUTS, corpus_files, run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,14 +35,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @cache
 def _context() -> Any:
-    return fast_path.make_context(allow_unregistered=True)
+    return jaxlib_path.make_context(allow_unregistered=True)
 
 
 def canonical(text: str, debug: bool) -> str | None:
     """jaxlib's print of ``text`` (with locations when ``debug``), ``None`` if it refuses it."""
     try:
-        module = fast_path.parse(text.encode(), ctx=_context())
-    except fast_path.Unsupported:
+        module = jaxlib_path.parse(text.encode(), ctx=_context())
+    except jaxlib_path.Unsupported:
         return None
     return module.operation.get_asm(enable_debug_info=debug, assume_verified=True)
 
@@ -67,7 +67,7 @@ def compare_models(text: str) -> tuple[int, list[str]]:
     """Assert the text model equals the bindings model for each function of ``text`` (a
     jaxlib print) the reader reads, in XLA's view and without inlining; the count of
     functions compared and why the others were declined."""
-    module = fast_path.parse(text.encode(), ctx=_context())
+    module = jaxlib_path.parse(text.encode(), ctx=_context())
     try:
         read = jax_text.read_module(text)
     except jax_text.TextUnsupported as err:
@@ -86,8 +86,8 @@ def compare_models(text: str) -> tuple[int, list[str]]:
             try:
                 expected: FunctionModel | str = bindings.build(func)
                 assert isinstance(expected, FunctionModel)
-                fast_path._fix_locations(expected, func)  # pyright: ignore[reportPrivateUsage]
-                fast_path._fix_op_locations(expected, explicit)  # pyright: ignore[reportPrivateUsage]
+                jaxlib_path._fix_locations(expected, func)  # pyright: ignore[reportPrivateUsage]
+                jaxlib_path._fix_op_locations(expected, explicit)  # pyright: ignore[reportPrivateUsage]
             except Exception as err:  # the reader must fail alike
                 expected = f"{type(err).__name__}: {err}"
             try:
@@ -236,7 +236,7 @@ def test_the_route_takes_loops_and_declines_what_jaxlib_refuses(
 
 
 def test_the_planning_child_replies_or_declines() -> None:
-    from jax_use_donated.donation_warnings import PlanOptions
+    from jax_use_donated.planning import PlanOptions
 
     printed = canonical(HAND_WRITTEN, False)
     assert printed is not None
@@ -285,7 +285,7 @@ def test_the_command_forks_its_child_at_start_up(tmp_path: Path) -> None:
     line, rest = _path_line(done.stderr)
     assert "planned by a child forked at start-up" in line
     bindings = subprocess.run(
-        [sys.executable, "-c", "import sys\nfrom jax_use_donated import driver, text_route\n"
+        [sys.executable, "-c", "import sys\nfrom jax_use_donated.opt import driver, text_route\n"
          "text_route.MIN_BYTES = 1 << 40\nsys.exit(driver.main(sys.argv[1:]))", str(source),
          "-p", "jax-plan-donation", "--donation-report"],
         capture_output=True, text=True, check=False)

@@ -16,13 +16,17 @@ from jax_use_donated.adapters.xdsl_ir import build_function_model, source_loc
 from jax_use_donated.analysis.errors import DonationError
 from jax_use_donated.analysis.model import DonationKind, Placement, SourceLoc
 from jax_use_donated.diagnostics import collect_diagnostics
-from jax_use_donated.driver import JaxDonateOptMain
-from jax_use_donated.frontend import JaxFrontend, JaxTarget
-from jax_use_donated.ir_text import parse_module, print_module
-from jax_use_donated.transforms import JaxPlanDonation, JaxVerifyDonation, record_plans
-from jax_use_donated.transforms.options import describe
-from jax_use_donated.transforms.reuse_donated_destinations import JaxReuseDonatedDestinations
-from jax_use_donated.universe import UNIVERSE
+from jax_use_donated.opt.driver import JaxDonateOptMain
+from jax_use_donated.xdsl_plugin.frontend import JaxFrontend, JaxTarget
+from jax_use_donated.xdsl_plugin.options import describe
+from jax_use_donated.xdsl_plugin.parser_printer import parse_module, print_module
+from jax_use_donated.xdsl_plugin.plan_donation import (
+    JaxPlanDonation,
+    JaxVerifyDonation,
+    record_plans,
+)
+from jax_use_donated.xdsl_plugin.reuse_donated_destinations import JaxReuseDonatedDestinations
+from jax_use_donated.xdsl_plugin.universe import UNIVERSE
 
 
 @pytest.fixture(scope="module")

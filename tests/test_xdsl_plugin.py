@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 import jax_use_donated
-from jax_use_donated.universe import UNIVERSE
+from jax_use_donated.xdsl_plugin.universe import UNIVERSE
 from tests.upstream_xdsl import SdistUnavailable, download_upstream_tests
 
 PROBE = Path(__file__).with_name("xdsl_probe.py")
@@ -42,7 +42,7 @@ def _env() -> dict[str, str]:
 def test_our_entry_point_is_installed() -> None:
     """Without it every other test here would compare xDSL with itself."""
     values = [ep.value for ep in entry_points(group="xdsl.universe")]
-    assert "jax_use_donated.universe:UNIVERSE" in values, values
+    assert "jax_use_donated.xdsl_plugin.universe:UNIVERSE" in values, values
 
 
 # ------------------------------------------------- xDSL's own FileCheck tests of its pass
@@ -196,13 +196,13 @@ def test_xdsl_facing_modules_have_no_import_cycle() -> None:
     """``driver`` -> ``universe`` -> ``frontend`` / ``transforms`` ... one way only (the
     universe used to import the driver lazily, and the driver the universe)."""
     graph: dict[str, set[str]] = {}
-    todo = ["jax_use_donated.driver", "jax_use_donated.universe"]
+    todo = ["jax_use_donated.opt.driver", "jax_use_donated.xdsl_plugin.universe"]
     while todo:
         module = todo.pop()
         if module not in graph:
             graph[module] = _imports(module)
             todo.extend(graph[module])
-    assert "jax_use_donated.driver" not in graph["jax_use_donated.universe"]
-    assert {"jax_use_donated.frontend", "jax_use_donated.transforms.plan_donation"} <= set(
+    assert "jax_use_donated.opt.driver" not in graph["jax_use_donated.xdsl_plugin.universe"]
+    assert {"jax_use_donated.xdsl_plugin.frontend", "jax_use_donated.xdsl_plugin.plan_donation"} <= set(
         graph)
     tuple(TopologicalSorter(graph).static_order())  # raises CycleError on a cycle

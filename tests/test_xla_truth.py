@@ -12,7 +12,12 @@ import jax.numpy as jnp
 import pytest
 
 from jax_use_donated.dropin import jit_with_forced_pairs
-from jax_use_donated.xla_truth import Outcome, entry_computation, executable_truth, read_truth
+from jax_use_donated.dropin.xla_truth import (
+    Outcome,
+    entry_computation,
+    executable_truth,
+    read_truth,
+)
 
 N = 16
 

@@ -52,8 +52,8 @@ def split_functions(path: Path) -> list[tuple[str, str]]:
     from xdsl.dialects.builtin import ModuleOp
     from xdsl.dialects.func import FuncOp
 
-    from jax_use_donated.ir_text import parse_module, print_module
     from jax_use_donated.oracle.harness import xdsl_context
+    from jax_use_donated.xdsl_plugin.parser_printer import parse_module, print_module
 
     found: list[tuple[str, str]] = []
     for chunk in path.read_text().split("// -----"):

@@ -2,7 +2,7 @@
 jaxlib prints (JAX's ``lower(...).as_text()``), without parsing it into any IR.
 
 The jaxlib path of ``jax-donate-opt`` reads its model this way, in a forked child, while the
-driver parses, verifies and prints the same bytes with jaxlib (:mod:`jax_use_donated.text_route`):
+driver parses, verifies and prints the same bytes with jaxlib (:mod:`jax_use_donated.opt.text_route`):
 walking jaxlib's module through its Python bindings costs 10-13 µs per op, reading a line of
 text and building its op about 7 µs, and it runs beside jaxlib's parse instead of after it.
 
@@ -674,7 +674,7 @@ class TextModuleAdapter:
     def build(self, fn_text: TextFunction, donated: Sequence[int] | None = None,
               same_arg_as: tuple[int, ...] = (), inline: bool | None = None) -> FunctionModel:
         """The model of ``fn_text``, as :meth:`.jaxlib_ir.ModuleAdapter.build` followed by the
-        jaxlib path's location fix-ups (``fast_path._fix_locations``): ``donated=None`` reads
+        jaxlib path's location fix-ups (``jaxlib_path._fix_locations``): ``donated=None`` reads
         the donation attributes (a malformed one raises :class:`.errors.DonationError`)."""
         if fn_text.body is None:
             raise TextUnsupported(f"@{fn_text.name} has no body")

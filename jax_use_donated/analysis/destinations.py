@@ -23,7 +23,7 @@ at the function boundary (:func:`jax_use_donated.analysis.plan_donation` with
   not a pure scalar/tensor reader) is left alone: that op might keep a view of the buffer.
 
 Everything here is IR-neutral; the xDSL pass
-:mod:`jax_use_donated.transforms.reuse_donated_destinations` applies :class:`InitRewrite`\\ s.
+:mod:`jax_use_donated.xdsl_plugin.reuse_donated_destinations` applies :class:`InitRewrite`\\ s.
 """
 
 from __future__ import annotations

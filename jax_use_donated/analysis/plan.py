@@ -1016,7 +1016,7 @@ def predict_pairing(fn: FunctionModel, ordering: Ordering, pairs: Mapping[int, i
     of ``fn``: ``"copy-free"`` where the pair is safe under ``ordering`` (and, for a region
     ordering, consistent with the earlier pairs), ``"copied"`` where XLA keeps the alias but
     inserts a copy, ``"not donated"`` for a donor without a pair (the values of
-    :class:`jax_use_donated.xla_truth.Outcome`)."""
+    :class:`jax_use_donated.dropin.xla_truth.Outcome`)."""
     model = ordering_model(ordering)
     checker = PairChecker(fn, Liveness(fn, fusion_duplication=model.xla), ordering)
     safe = {d: k for d, k in pairs.items()

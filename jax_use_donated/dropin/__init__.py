@@ -16,9 +16,9 @@ from jax_use_donated.dropin.api import (
     plan,
     planner_options,
 )
+from jax_use_donated.dropin.explain import DonationReport, DonorRow
 from jax_use_donated.dropin.options import PlannerOptions
 from jax_use_donated.dropin.records import CallPlan, LeafDonation, LoweringRecord, recent_plans
-from jax_use_donated.dropin.report import DonationReport, DonorRow
 from jax_use_donated.dropin.switch import enabled, install, installed, uninstall
 
 __all__ = [

@@ -28,11 +28,11 @@ from typing import Any, Protocol
 
 from jax_use_donated.diagnostics import DonationWarning
 from jax_use_donated.dropin import jax_internals, planner, records
+from jax_use_donated.dropin.explain import DonationReport, report_of
 from jax_use_donated.dropin.jax_internals import MARKER
 from jax_use_donated.dropin.options import OptionsError, PlannerOptions
 from jax_use_donated.dropin.records import CallPlan, LoweringRecord
-from jax_use_donated.dropin.report import DonationReport, report_of
-from jax_use_donated.xla_truth import ExecutableTruth, read_truth
+from jax_use_donated.dropin.xla_truth import ExecutableTruth, read_truth
 
 
 class DonatingJit(Protocol):

@@ -47,12 +47,12 @@ from jax_use_donated.analysis.plan import DonationPlan, plan_donation
 from jax_use_donated.analysis.xla_fallback import XlaFallback, xla_fallback
 from jax_use_donated.diagnostics import Diagnostic, DonationWarning
 from jax_use_donated.dropin import jax_internals, records
+from jax_use_donated.dropin.hlo_alias import executable_aliases
 from jax_use_donated.dropin.jax_internals import JAX_UNUSABLE_WARNING, Lowering
 from jax_use_donated.dropin.options import OptionsError, PlannerOptions
 from jax_use_donated.dropin.records import Analysis, LoweringRecord, RemovedDonor
-from jax_use_donated.gc_pause import gc_paused
-from jax_use_donated.hlo_alias import executable_aliases
-from jax_use_donated.xla_truth import read_truth
+from jax_use_donated.dropin.xla_truth import read_truth
+from jax_use_donated.planning import gc_paused
 
 MAX_WARNINGS_PER_LOWERING = 16
 """Past this many unusable donors in one lowering, the rest are summarised in one warning."""

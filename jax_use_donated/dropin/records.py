@@ -23,7 +23,7 @@ from jax_use_donated.analysis.plan import DonationPlan
 from jax_use_donated.analysis.xla_fallback import XlaFallback
 
 if TYPE_CHECKING:
-    from jax_use_donated.xla_truth import ExecutableTruth
+    from jax_use_donated.dropin.xla_truth import ExecutableTruth
 
 
 @dataclass
@@ -197,7 +197,7 @@ class LeafDonation:
     message: str
     """The diagnostic text, naming the blocking read where there is one."""
     measured: str | None = None
-    """What the compiled executable does with it (:class:`~jax_use_donated.xla_truth.Outcome`
+    """What the compiled executable does with it (:class:`~jax_use_donated.dropin.xla_truth.Outcome`
     value: ``"copy-free"``, ``"copied"``, ``"not donated"``); ``None`` until measured (see
     :func:`jax_use_donated.plan`) and for removed leaves."""
     evidence: str = ""
@@ -219,7 +219,7 @@ PREDICTED_OUTCOME: dict[str, str] = {"reused": "copy-free", "copied": "copied",
                                      "reused with a copy": "copied",
                                      "not reused": "not donated"}
 """A plan status (the plan's ``copied``, the explain table's ``reused with a copy``) -> the
-outcome it predicts in the executable (:class:`jax_use_donated.xla_truth.Outcome` values);
+outcome it predicts in the executable (:class:`jax_use_donated.dropin.xla_truth.Outcome` values);
 buffer donors (XLA decides) have none."""
 
 

@@ -28,9 +28,9 @@ from xdsl.passes import ModulePass
 from jax_use_donated.adapters.xdsl_ir import functions_with_donors
 from jax_use_donated.analysis.errors import ALIASING_OUTPUT, BUFFER_DONOR
 from jax_use_donated.diagnostics import Diagnostic, collect_diagnostics
-from jax_use_donated.ir_text import parse_module, print_module
 from jax_use_donated.oracle.reference import arrays_match, jax_reference, mismatched_results
-from jax_use_donated.transforms.reuse_donated_destinations import (
+from jax_use_donated.xdsl_plugin.parser_printer import parse_module, print_module
+from jax_use_donated.xdsl_plugin.reuse_donated_destinations import (
     WRITABLE,
     JaxReuseDonatedDestinations,
 )

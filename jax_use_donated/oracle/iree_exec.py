@@ -17,7 +17,7 @@ import numpy as np
 from jax_use_donated.analysis.errors import ALIASING_OUTPUT
 from jax_use_donated.oracle.harness import apply_pass
 from jax_use_donated.oracle.reference import jax_reference, mismatched_results
-from jax_use_donated.transforms.plan_donation import JaxPlanDonation
+from jax_use_donated.xdsl_plugin.plan_donation import JaxPlanDonation
 
 
 def run_iree(stablehlo_text: str, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:

@@ -39,7 +39,7 @@ VIEW_OPS = frozenset({
     "tensor.reshape", "stablehlo.reshape",
 })
 """Ops whose result bufferizes to a view of operand 0 (kept apart from the pass's own table,
-:data:`jax_use_donated.transforms.plan_donation.VIEW_OPS`, so that this check is independent)."""
+:data:`jax_use_donated.xdsl_plugin.plan_donation.VIEW_OPS`, so that this check is independent)."""
 
 _NUMPY = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i1": np.bool_,
           "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,

@@ -31,7 +31,7 @@ from jax._src.interpreters import mlir
 from jax._src.lib import xla_client as xc  # pyright: ignore[reportPrivateImportUsage]
 from jaxlib.mlir import ir
 
-from jax_use_donated.hlo_alias import aliases_from_hlo_text
+from jax_use_donated.dropin.hlo_alias import aliases_from_hlo_text
 
 
 def dict_attrs(op: Any, name: str) -> list[Any]:

@@ -1,7 +1,7 @@
 // RUN: xdsl-opt --split-input-file %s | xdsl-opt --split-input-file | filecheck %s
 // RUN: jax-donate-opt %s --print-op-generic | jax-donate-opt | filecheck %s
 // RUN: jax-donate-opt %s --print-op-generic | jax-donate-opt --print-op-generic | filecheck %s --check-prefix=GENERIC
-// Generic form goes through jax-donate-opt's printer (jax_use_donated/ir_text.py), which spells
+// Generic form goes through jax-donate-opt's printer (jax_use_donated/xdsl_plugin/parser_printer.py), which spells
 // dense attributes from their bits as MLIR does: plain xDSL's generic printer re-encodes float
 // payloads (f16 0xFFFF -> 0xFE00). GENERIC lines are jaxlib's generic printing.
 // Round trip of stablehlo.constant (hex floats, NaN payloads, denormals, splats, hex blobs

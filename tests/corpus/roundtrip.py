@@ -1,7 +1,7 @@
 """Round trip of real JAX text through our xDSL dialects, judged by jaxlib.
 
 ``roundtrip(text)``: jaxlib parses the text (reference print) -> xDSL parses it with all
-three dialects registered and unregistered ops refused (``jax_use_donated.ir_text``) ->
+three dialects registered and unregistered ops refused (``jax_use_donated.xdsl_plugin.parser_printer``) ->
 verify -> print -> jaxlib parses our print -> its print must equal the reference print.
 Comparing two jaxlib prints normalises SSA names and attribute order; locations are
 printed by us and parsed by jaxlib but not compared (xDSL keeps only a range's start).
@@ -76,13 +76,13 @@ def jaxlib_print(text: str, generic: bool = False, debug_info: bool = False) -> 
 
 
 def parse(text: str, ctx: Context | None = None) -> ModuleOp:
-    from jax_use_donated.ir_text import parse_module
+    from jax_use_donated.xdsl_plugin.parser_printer import parse_module
 
     return parse_module(ctx or make_context(), text)
 
 
 def print_text(module: ModuleOp, generic: bool = False, debug_info: bool = False) -> str:
-    from jax_use_donated.ir_text import print_module
+    from jax_use_donated.xdsl_plugin.parser_printer import print_module
 
     return print_module(module, dialects=our_dialects(), generic=generic, debug_info=debug_info)
 

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 from jaxlib.mlir import ir
 
-from jax_use_donated.driver import main as driver_main
+from jax_use_donated.opt.driver import main as driver_main
 from jax_use_donated.oracle.reference import arrays_match
 from tests.fuzz.stablehlo_modules import ModuleCase
 from tests.fuzz.xla_exec import (

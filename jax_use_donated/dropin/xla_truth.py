@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
-from jax_use_donated.hlo_alias import aliases_from_hlo_text
+from jax_use_donated.dropin.hlo_alias import aliases_from_hlo_text
 
 
 class Outcome(Enum):

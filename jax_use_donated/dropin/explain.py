@@ -20,7 +20,7 @@ from jax_use_donated.analysis.liveness import Liveness
 from jax_use_donated.analysis.orderings import ordering_model
 from jax_use_donated.analysis.plan import PairChecker, Reason, _blocker_text
 from jax_use_donated.dropin.records import PREDICTED_OUTCOME, LoweringRecord
-from jax_use_donated.xla_truth import ExecutableTruth
+from jax_use_donated.dropin.xla_truth import ExecutableTruth
 
 
 @dataclass(frozen=True)

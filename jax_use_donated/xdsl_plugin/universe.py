@@ -37,19 +37,19 @@ DIALECT_NAMES = ("stablehlo", "chlo", "sdy")
 
 
 def _plan_pass() -> type[ModulePass]:
-    from jax_use_donated.transforms.plan_donation import JaxPlanDonation
+    from jax_use_donated.xdsl_plugin.plan_donation import JaxPlanDonation
 
     return JaxPlanDonation
 
 
 def _verify_pass() -> type[ModulePass]:
-    from jax_use_donated.transforms.plan_donation import JaxVerifyDonation
+    from jax_use_donated.xdsl_plugin.plan_donation import JaxVerifyDonation
 
     return JaxVerifyDonation
 
 
 def _destinations_pass() -> type[ModulePass]:
-    from jax_use_donated.transforms.reuse_donated_destinations import (
+    from jax_use_donated.xdsl_plugin.reuse_donated_destinations import (
         JaxReuseDonatedDestinations,
     )
 
@@ -57,13 +57,13 @@ def _destinations_pass() -> type[ModulePass]:
 
 
 def _jax_frontend() -> type[Frontend]:
-    from jax_use_donated.frontend import JaxFrontend
+    from jax_use_donated.xdsl_plugin.frontend import JaxFrontend
 
     return JaxFrontend
 
 
 def _jax_target() -> type[Target]:
-    from jax_use_donated.frontend import JaxTarget
+    from jax_use_donated.xdsl_plugin.frontend import JaxTarget
 
     return JaxTarget
 

@@ -4,7 +4,7 @@ Everything ``xdsl-opt`` accepts works (``-p``, ``--split-input-file``, ``--verif
 ``--allow-unregistered-dialect``, ``-o``, ...), plus:
 
 * input is read and output printed by the ``jax`` frontend and target
-  (:mod:`jax_use_donated.frontend`: location ranges, trailing ``#loc`` aliases, hex-float dense
+  (:mod:`jax_use_donated.xdsl_plugin.frontend`: location ranges, trailing ``#loc`` aliases, hex-float dense
   constants); ``-f mlir -t mlir`` select xDSL's own;
 * ``--help`` lists our passes with every option, its default and meaning (``--help-passes``
   adds xDSL's); ``--version`` names this package, jax, jaxlib and xdsl;
@@ -48,12 +48,12 @@ from xdsl.utils.exceptions import (
 )
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from jax_use_donated.analysis.report import donation_report, format_bytes
 from jax_use_donated.diagnostics import collect_diagnostics
-from jax_use_donated.donation_report import donation_report, format_bytes
-from jax_use_donated.fast_path import PATHS
-from jax_use_donated.transforms.options import KebabOptions, describe
-from jax_use_donated.transforms.plan_donation import record_plans
-from jax_use_donated.universe import PLAN_PASS, TEXT_FORMAT, UNIVERSE
+from jax_use_donated.opt.jaxlib_path import PATHS
+from jax_use_donated.xdsl_plugin.options import KebabOptions, describe
+from jax_use_donated.xdsl_plugin.plan_donation import record_plans
+from jax_use_donated.xdsl_plugin.universe import PLAN_PASS, TEXT_FORMAT, UNIVERSE
 
 __all__ = ["JaxDonateOptMain", "donation_report", "format_bytes", "main"]
 
@@ -220,7 +220,9 @@ class JaxDonateOptMain(xDSLOptMain):
         spec = parse_spec(self.args.frontend or file_extension)
         if spec.name != TEXT_FORMAT:
             return super().parse_chunk(chunk, file_extension, start_offset)
-        from jax_use_donated.frontend import JaxFrontend  # the jaxlib path never reads xDSL IR
+        from jax_use_donated.xdsl_plugin.frontend import (
+            JaxFrontend,  # the jaxlib path never reads xDSL IR
+        )
 
         frontend = JaxFrontend.from_spec(spec)
         if self.args.no_implicit_module:
@@ -233,7 +235,7 @@ class JaxDonateOptMain(xDSLOptMain):
         spec = parse_spec(self.args.target)
         if spec.name != TEXT_FORMAT:
             return super().output_resulting_program(prog)
-        from jax_use_donated.frontend import JaxTarget
+        from jax_use_donated.xdsl_plugin.frontend import JaxTarget
 
         target = dataclasses.replace(
             JaxTarget.from_spec(spec),
@@ -296,15 +298,15 @@ class JaxDonateOptMain(xDSLOptMain):
             raise SystemExit(1)
 
     def run_jaxlib_path(self) -> bool:
-        """Run the command on jaxlib's MLIR (:mod:`jax_use_donated.fast_path`) when
+        """Run the command on jaxlib's MLIR (:mod:`jax_use_donated.opt.jaxlib_path`) when
         ``--path`` allows it and its result is the xDSL path's; ``False`` when the xDSL path
         has to run."""
         path = self.args.path
         if path == "xdsl" and not self.args.verbose:
             return False
-        from jax_use_donated import fast_path
+        from jax_use_donated.opt import jaxlib_path
 
-        reasons = fast_path.pipeline_reasons(self)
+        reasons = jaxlib_path.pipeline_reasons(self)
         if path == "jaxlib" and reasons:
             sys.stdout.flush()
             print(f"jax-donate-opt: error: --path=jaxlib cannot run this command: "
@@ -317,7 +319,7 @@ class JaxDonateOptMain(xDSLOptMain):
             finally:
                 if stream is not sys.stdin.buffer:
                     stream.close()
-        return fast_path.try_run(self, self._input_data or b"", path)
+        return jaxlib_path.try_run(self, self._input_data or b"", path)
 
     def apply_passes(self, prog: ModuleOp) -> None:
         fallback = self.get_input_name()
@@ -382,7 +384,7 @@ def format_error(err: BaseException, input_name: str) -> str:
                          + "\n" + span.print_with_context().split("\n", 1)[1].rstrip("\n"))
         return text
     if isinstance(err, RecursionError):
-        from jax_use_donated.frontend import nesting_too_deep
+        from jax_use_donated.xdsl_plugin.frontend import nesting_too_deep
 
         return f"{input_name}: error: {nesting_too_deep('processing it')}"
     where = _error_location(err) or input_name
@@ -490,9 +492,9 @@ def console_main() -> NoReturn:
     down what it built (freeing a 10^5-op module's models and MLIR objects one by one cost
     0.1-0.2 s, more than the planning of many inputs); the outputs are flushed and closed
     first. In-process callers use :func:`main`."""
-    from jax_use_donated import fast_path, text_route
+    from jax_use_donated.opt import jaxlib_path, text_route
 
-    fast_path.KEEP_UNTIL_EXIT = []
+    jaxlib_path.KEEP_UNTIL_EXIT = []
     try:
         code = main()
     finally:

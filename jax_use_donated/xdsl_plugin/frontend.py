@@ -2,9 +2,9 @@
 
 Registered under their own name (``xdsl-opt -f jax -t jax FILE``; the defaults of
 ``jax-donate-opt``), next to xDSL's ``mlir`` frontend and target, which stay as upstream ships
-them. :class:`JaxFrontend` reads with :class:`~jax_use_donated.ir_text.JaxTextParser`
+them. :class:`JaxFrontend` reads with :class:`~jax_use_donated.xdsl_plugin.parser_printer.JaxTextParser`
 (location ranges, ``#loc`` aliases defined after use, hex-float dense constants, ...) and
-:class:`JaxTarget` prints with :class:`~jax_use_donated.ir_text.JaxTextPrinter`; see
+:class:`JaxTarget` prints with :class:`~jax_use_donated.xdsl_plugin.parser_printer.JaxTextPrinter`; see
 docs/xdsl_bugs.md for what xDSL's own reader and printer do with the same text.
 """
 
@@ -23,8 +23,8 @@ from xdsl.utils.frontend import Frontend
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from jax_use_donated.diagnostics import note_input_name
-from jax_use_donated.ir_text import JaxTextParser, JaxTextPrinter
-from jax_use_donated.transforms.options import KebabOptions, option
+from jax_use_donated.xdsl_plugin.options import KebabOptions, option
+from jax_use_donated.xdsl_plugin.parser_printer import JaxTextParser, JaxTextPrinter
 
 NAME = "jax"
 

@@ -86,8 +86,8 @@ from jax_use_donated.analysis.model import (
 from jax_use_donated.analysis.plan import PairChecker, plan_donation
 from jax_use_donated.analysis.semantics import TENSOR_VIEW_OPS
 from jax_use_donated.diagnostics import Diagnostic, emit
-from jax_use_donated.transforms.options import KebabOptions, option
-from jax_use_donated.transforms.plan_donation import fail, record_plan
+from jax_use_donated.xdsl_plugin.options import KebabOptions, option
+from jax_use_donated.xdsl_plugin.plan_donation import fail, record_plan
 
 WRITABLE = "bufferization.writable"
 

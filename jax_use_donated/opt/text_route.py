@@ -42,8 +42,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from jax_use_donated.adapters.jax_text import TextFunction, TextModule
-    from jax_use_donated.donation_warnings import PlanOptions
-    from jax_use_donated.jaxlib_module import Outcome
+    from jax_use_donated.opt.jaxlib_io import Outcome
+    from jax_use_donated.planning import PlanOptions
 
 MIN_BYTES = 1 << 18
 """Inputs from this size on take the text route (``benchmarks/pass_scaling.py --end-to-end``:
@@ -116,7 +116,7 @@ def _set_donations(fn: TextFunction, pairs: dict[int, int], donors: Sequence[int
 
 def plan_text(module: TextModule, passes: Sequence[PlanOptions], report: bool,
               prebuilt: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The passes on the text's models, as :func:`.fast_path.run_pipeline` runs them on
+    """The passes on the text's models, as :func:`.jaxlib_path.run_pipeline` runs them on
     jaxlib's: the rewrites, the warnings (``[severity, message, file:line:col, name]``), the
     donation report (with ``report``), the functions that had donors and the timings.
     ``prebuilt``: models of XLA's view read before the options came (name -> model or the
@@ -127,9 +127,9 @@ def plan_text(module: TextModule, passes: Sequence[PlanOptions], report: bool,
     from jax_use_donated.analysis.model import FunctionModel
     from jax_use_donated.analysis.orderings import ordering_model
     from jax_use_donated.analysis.plan import DonationPlan, plan_donation
+    from jax_use_donated.analysis.report import donation_report
     from jax_use_donated.diagnostics import collect_diagnostics
-    from jax_use_donated.donation_report import donation_report
-    from jax_use_donated.donation_warnings import unpaired_fallback, warn_unpaired
+    from jax_use_donated.planning import unpaired_fallback, warn_unpaired
 
     rewrites: Rewrites = {}
     seconds = {"model": 0.0, "plan": 0.0}
@@ -185,7 +185,7 @@ def _planner(data: bytes, requests: int, replies: int) -> None:
     and reply ``ok`` with :func:`plan_text`'s result as JSON, or ``declined`` and why."""
     from jax_use_donated.adapters.jax_text import TextModuleAdapter, TextUnsupported, read_module
     from jax_use_donated.analysis.errors import DonationError
-    from jax_use_donated.donation_warnings import PlanOptions
+    from jax_use_donated.planning import PlanOptions
 
     def reply(status: str, payload: bytes) -> None:
         _send(replies, status.encode() + b"\0" + payload)
@@ -234,8 +234,8 @@ class PlanChild:
             # another thread held at the fork would stay held in the child)
             import jax_use_donated.adapters.jax_text
             import jax_use_donated.analysis.plan
-            import jax_use_donated.donation_report
-            import jax_use_donated.donation_warnings  # noqa: F401
+            import jax_use_donated.analysis.report
+            import jax_use_donated.planning  # noqa: F401
         self.data = data
         requests_read, requests_write = os.pipe()
         replies_read, replies_write = os.pipe()
@@ -452,8 +452,8 @@ def plan_options(passes: Sequence[Any]) -> list[PlanOptions]:
     """The options of an attribute-only pipeline (both routes of the jaxlib path run these);
     :class:`Declined` for any other."""
     from jax_use_donated.analysis.orderings import ORDERING_NAMES
-    from jax_use_donated.donation_warnings import PlanOptions
-    from jax_use_donated.transforms.plan_donation import JaxPlanDonation, JaxVerifyDonation
+    from jax_use_donated.planning import PlanOptions
+    from jax_use_donated.xdsl_plugin.plan_donation import JaxPlanDonation, JaxVerifyDonation
 
     out: list[PlanOptions] = []
     for p in passes:
@@ -481,14 +481,14 @@ def run_beside_planner(data: bytes, passes: Sequence[Any], report: bool,
     from jax_use_donated.adapters.jaxlib_ir import set_arg_donations, symbol_name
     from jax_use_donated.analysis.model import SourceLoc
     from jax_use_donated.diagnostics import Diagnostic
-    from jax_use_donated.jaxlib_module import (
+    from jax_use_donated.opt.jaxlib_io import (
         Outcome,
         check_nesting,
         functions_with_donors,
         make_context,
         parse,
     )
-    from jax_use_donated.print_ahead import signature_line
+    from jax_use_donated.opt.print_ahead import signature_line
 
     options = plan_options(passes)
     if not hasattr(os, "fork"):

@@ -36,9 +36,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from jax_use_donated import print_ahead
 from jax_use_donated.adapters.jax_text import PARSER_BUFFER, loc_name, loc_text
-from jax_use_donated.jaxlib_module import (
+from jax_use_donated.opt import print_ahead
+from jax_use_donated.opt.jaxlib_io import (
     Outcome,
     Unsupported,
     check_nesting,
@@ -51,7 +51,7 @@ from jax_use_donated.jaxlib_module import (
 
 if TYPE_CHECKING:  # the driver imports this module only when it runs
     from jax_use_donated.analysis.model import FunctionModel
-    from jax_use_donated.driver import JaxDonateOptMain
+    from jax_use_donated.opt.driver import JaxDonateOptMain
 
 Path = Literal["auto", "jaxlib", "xdsl"]
 PATHS: tuple[Path, ...] = ("auto", "jaxlib", "xdsl")
@@ -89,8 +89,8 @@ _OWN_BLOCK_NAME = re.compile(rb"\^(?!bb\d+(?![\w$.\-]))[\w$.\-]")
 
 def pipeline_reasons(tool: JaxDonateOptMain) -> list[str]:
     """Why the jaxlib path cannot run this command line at all (``[]``: it can)."""
-    from jax_use_donated.transforms.plan_donation import JaxPlanDonation, JaxVerifyDonation
-    from jax_use_donated.universe import TEXT_FORMAT
+    from jax_use_donated.xdsl_plugin.plan_donation import JaxPlanDonation, JaxVerifyDonation
+    from jax_use_donated.xdsl_plugin.universe import TEXT_FORMAT
 
     args = tool.args
     reasons = [f"{flag} is handled by the xDSL path"
@@ -209,9 +209,8 @@ def run_pipeline(module: Any, passes: Sequence[Any], explicit_locations: bool = 
     from jax_use_donated.analysis.orderings import ordering_model
     from jax_use_donated.analysis.plan import plan_donation
     from jax_use_donated.diagnostics import collect_diagnostics
-    from jax_use_donated.donation_warnings import unpaired_fallback, warn_unpaired
-    from jax_use_donated.gc_pause import gc_paused
-    from jax_use_donated.text_route import Declined, plan_options
+    from jax_use_donated.opt.text_route import Declined, plan_options
+    from jax_use_donated.planning import gc_paused, unpaired_fallback, warn_unpaired
 
     try:
         pipeline = plan_options(passes)
@@ -354,7 +353,7 @@ def _text_route(tool: JaxDonateOptMain, data: bytes, timings: dict[str, float],
     """:func:`.text_route.run_beside_planner` for an input of at least
     :data:`.text_route.MIN_BYTES`: its outcome and text, or ``None`` (and why, with
     ``--verbose``) and jaxlib's module where it parsed one, for the bindings route."""
-    from jax_use_donated import text_route
+    from jax_use_donated.opt import text_route
 
     if len(data) < text_route.MIN_BYTES:
         return None, None
@@ -377,7 +376,7 @@ object by object."""
 def write(tool: JaxDonateOptMain, outcome: Outcome, text: str) -> None:
     """Diagnostics and the donation report to stderr, then the module to the output, as the
     xDSL path writes them."""
-    from jax_use_donated.donation_report import donation_report
+    from jax_use_donated.analysis.report import donation_report
 
     name = tool.get_input_name()
     stream = tool.prepare_output()  # as xDSL: an unwritable output fails before anything else

@@ -12,10 +12,10 @@ from typing import NoReturn
 
 def main() -> NoReturn:
     gc.disable()
-    from jax_use_donated import text_route
+    from jax_use_donated.opt import text_route
 
     text_route.start_early(sys.argv[1:])
-    from jax_use_donated.driver import console_main
+    from jax_use_donated.opt.driver import console_main
 
     gc.freeze()
     gc.enable()

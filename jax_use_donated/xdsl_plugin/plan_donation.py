@@ -49,9 +49,8 @@ from jax_use_donated.analysis.orderings import ORDERING_NAMES, Ordering, orderin
 from jax_use_donated.analysis.plan import DonationPlan, Reason, compat_key
 from jax_use_donated.analysis.plan import plan_donation as core_plan_donation
 from jax_use_donated.analysis.xla_fallback import XlaFallback
-from jax_use_donated.donation_warnings import PlanOptions, unpaired_fallback, warn_unpaired
-from jax_use_donated.gc_pause import gc_paused
-from jax_use_donated.transforms.options import KebabOptions, option
+from jax_use_donated.planning import PlanOptions, gc_paused, unpaired_fallback, warn_unpaired
+from jax_use_donated.xdsl_plugin.options import KebabOptions, option
 
 WRITABLE = "bufferization.writable"
 Mode = Literal["alias", "materialize"]
