@@ -29,11 +29,8 @@ from jax_use_donated.adapters.jax_text import TextModuleAdapter, read_module
 from jax_use_donated.adapters.jaxlib_ir import ModuleAdapter
 from jax_use_donated.analysis.model import FunctionModel
 from jax_use_donated.analysis.plan import plan_donation
-from jax_use_donated.opt.jaxlib_path import (
-    _fix_locations,  # pyright: ignore[reportPrivateUsage]
-    _fix_op_locations,  # pyright: ignore[reportPrivateUsage]
-    parse,
-)
+from jax_use_donated.opt.fronts import fix_locations, fix_op_locations
+from jax_use_donated.opt.jaxlib_io import parse
 from jax_use_donated.planning import gc_paused
 
 RESULTS = Path(__file__).resolve().parent / "results" / "model_source_probe.md"
@@ -72,8 +69,8 @@ def probe(layers: int, reps: int) -> tuple[int, int, float, float, float]:
             t2 = time.perf_counter()
             plan_donation(from_text, "dataflow")  # jax-plan-donation's defaults
             t3 = time.perf_counter()
-        _fix_locations(fn, main_op)
-        _fix_op_locations(fn, "loc(" in text)
+        fix_locations(fn, main_op)
+        fix_op_locations(fn, "loc(" in text)
         if _view(fn) != _view(from_text):
             raise AssertionError(f"{layers} layers: the text model differs from the bindings'")
         ops = len(fn.ops)

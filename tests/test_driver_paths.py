@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from jax_use_donated.adapters.jax_text import loc_name, loc_text
 from jax_use_donated.opt import jaxlib_path
 from jax_use_donated.opt.driver import main
 
@@ -198,8 +199,8 @@ def test_made_up_locations_are_not_diagnostic_locations(tmp_path: Path) -> None:
     ("loc(unknown)", None, None),
 ])
 def test_location_reading(printed: str, text: str | None, name: str | None) -> None:
-    assert jaxlib_path.loc_text(printed) == text
-    assert jaxlib_path.loc_name(printed) == name
+    assert loc_text(printed) == text
+    assert loc_name(printed) == name
 
 
 def test_printing_ahead_changes_nothing(corpus: list[Path],

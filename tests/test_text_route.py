@@ -27,7 +27,7 @@ import pytest
 from jax_use_donated.adapters import jax_text
 from jax_use_donated.adapters.jaxlib_ir import ModuleAdapter, symbol_name
 from jax_use_donated.analysis.model import FunctionModel, Op
-from jax_use_donated.opt import jaxlib_path, text_route
+from jax_use_donated.opt import fronts, jaxlib_path, text_route
 from tests.test_driver_paths import CONFIGS, HOSTILE, LIT_INPUTS, corpus_files, run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,8 +86,8 @@ def compare_models(text: str) -> tuple[int, list[str]]:
             try:
                 expected: FunctionModel | str = bindings.build(func)
                 assert isinstance(expected, FunctionModel)
-                jaxlib_path._fix_locations(expected, func)  # pyright: ignore[reportPrivateUsage]
-                jaxlib_path._fix_op_locations(expected, explicit)  # pyright: ignore[reportPrivateUsage]
+                fronts.fix_locations(expected, func)
+                fronts.fix_op_locations(expected, explicit)
             except Exception as err:  # the reader must fail alike
                 expected = f"{type(err).__name__}: {err}"
             try:
@@ -356,7 +356,7 @@ def test_real_library_steps_plan_alike_on_both_routes(tmp_path: Path, nested: bo
     their jit lowers it, with and without debug locations: the text route's exit code, module,
     warnings and report equal the bindings route's, and the text route ran (it declines
     nothing JAX prints for these)."""
-    from benchmarks.real_models import VARIANTS, _lower  # pyright: ignore[reportPrivateUsage]
+    from benchmarks.real_models import VARIANTS, _lower
 
     ran = 0
     for variant in VARIANTS:

@@ -674,7 +674,7 @@ class TextModuleAdapter:
     def build(self, fn_text: TextFunction, donated: Sequence[int] | None = None,
               same_arg_as: tuple[int, ...] = (), inline: bool | None = None) -> FunctionModel:
         """The model of ``fn_text``, as :meth:`.jaxlib_ir.ModuleAdapter.build` followed by the
-        jaxlib path's location fix-ups (``jaxlib_path._fix_locations``): ``donated=None`` reads
+        jaxlib path's location fix-ups (``jaxlib_path.fix_locations``): ``donated=None`` reads
         the donation attributes (a malformed one raises :class:`.errors.DonationError`)."""
         if fn_text.body is None:
             raise TextUnsupported(f"@{fn_text.name} has no body")

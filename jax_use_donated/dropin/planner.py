@@ -43,7 +43,7 @@ from jax_use_donated.adapters.jaxlib_ir import (
 from jax_use_donated.analysis.errors import ALIASING_OUTPUT, BUFFER_DONOR, DonationError
 from jax_use_donated.analysis.model import FunctionModel, Placement, SourceLoc
 from jax_use_donated.analysis.orderings import Ordering, ordering_for
-from jax_use_donated.analysis.plan import DonationPlan, plan_donation
+from jax_use_donated.analysis.plan import DonationPlan
 from jax_use_donated.analysis.xla_fallback import XlaFallback, xla_fallback
 from jax_use_donated.diagnostics import Diagnostic, DonationWarning
 from jax_use_donated.dropin import jax_internals, records
@@ -52,7 +52,7 @@ from jax_use_donated.dropin.jax_internals import JAX_UNUSABLE_WARNING, Lowering
 from jax_use_donated.dropin.options import OptionsError, PlannerOptions
 from jax_use_donated.dropin.records import Analysis, LoweringRecord, RemovedDonor
 from jax_use_donated.dropin.xla_truth import read_truth
-from jax_use_donated.planning import gc_paused
+from jax_use_donated.planning import FrontEnd, PlanOptions, gc_paused, plan_functions
 
 MAX_WARNINGS_PER_LOWERING = 16
 """Past this many unusable donors in one lowering, the rest are summarised in one warning."""
@@ -300,26 +300,12 @@ def analyse(lowering: Lowering, options: PlannerOptions,
     def plan_module(module: Any, clock: StepClock) -> Analysis:
         main = module_function(module, "main")
         assert main is not None
-        adapter = ModuleAdapter(module.operation)
-        fn = adapter.build(main, donors, fixed)
-        if partitions > 1:
-            _unspecified_result_shardings(fn)
-        if names is not None:
-            for i, arg in enumerate(fn.args):
-                j = i - offset
-                if 0 <= j < len(names) and names[j] and arg.loc.name is None:
-                    arg.loc = SourceLoc(arg.loc.text, names[j])
-        clock.lap("model")
-        plan = plan_donation(fn, ordering, keep_existing_aliases=bool(fixed))
-        fallback = xla_fallback(
-            plan,
-            {d: k for d, (attr, k) in jax_attrs.items()
-             if attr == ALIASING_OUTPUT and isinstance(k, int)},
-            {d for d, (attr, _) in jax_attrs.items() if attr == BUFFER_DONOR},
-            keep_unpaired=options.keep_unpaired_donors,
-        )
+        front = _LoweringFront(ordering, bool(fixed), ModuleAdapter(module.operation), main,
+                               donors, fixed, partitions, names, offset, jax_attrs,
+                               options.keep_unpaired_donors, clock)
+        (item,) = plan_functions(front)
         clock.lap("plan")
-        return Analysis(fn, plan, fallback)
+        return Analysis(item.fn, item.plan, item.fallback)
 
     def rebuild() -> Analysis:
         module = module_ref()
@@ -336,6 +322,56 @@ def analyse(lowering: Lowering, options: PlannerOptions,
                             options_text=lowering.options_text)
     clock.lap("plan")
     return record
+
+
+class _LoweringFront(FrontEnd[Any]):
+    """The drop-in's steps of :func:`.planning.plan_functions` for one lowered ``@main``: the
+    model with the lowering's donors and fixed aliases (``donate_argnums``, JAX's own
+    ``input_output_aliases``), argument names from the trace, result shardings as XLA
+    propagates them; unpaired donors keep JAX's own attributes (:mod:`.xla_fallback`).
+    Warnings, a strict refusal and the rewrite come after the record is made
+    (:func:`report`, :func:`on_lowered`), so that a rebuilt plan says nothing twice."""
+
+    def __init__(self, ordering: Ordering, keep_existing_aliases: bool, adapter: ModuleAdapter,
+                 main: Any, donors: list[int], fixed: dict[int, int], partitions: int,
+                 names: Sequence[str | None] | None, offset: int,
+                 jax_attrs: dict[int, tuple[str, object]], keep_unpaired: bool,
+                 clock: StepClock) -> None:
+        super().__init__(PlanOptions(ordering, keep_existing_aliases,
+                                     keep_unpaired_donors=keep_unpaired))
+        self.adapter, self.main = adapter, main
+        self.donors, self.fixed, self.partitions = donors, fixed, partitions
+        self.names, self.offset, self.jax_attrs = names, offset, jax_attrs
+        self.clock = clock
+
+    def functions(self) -> list[Any]:
+        return [self.main]
+
+    def build(self, func: Any) -> FunctionModel:
+        fn = self.adapter.build(func, self.donors, self.fixed)
+        if self.partitions > 1:
+            _unspecified_result_shardings(fn)
+        if self.names is not None:
+            for i, arg in enumerate(fn.args):
+                j = i - self.offset
+                if 0 <= j < len(self.names) and self.names[j] and arg.loc.name is None:
+                    arg.loc = SourceLoc(arg.loc.text, self.names[j])
+        self.clock.lap("model")
+        return fn
+
+    def fallback(self, func: Any, fn: FunctionModel, plan: DonationPlan) -> XlaFallback:
+        attrs = self.jax_attrs
+        return xla_fallback(
+            plan,
+            {d: k for d, (attr, k) in attrs.items()
+             if attr == ALIASING_OUTPUT and isinstance(k, int)},
+            {d for d, (attr, _) in attrs.items() if attr == BUFFER_DONOR},
+            keep_unpaired=self.options.keep_unpaired_donors,
+        )
+
+    def warn(self, func: Any, fn: FunctionModel, plan: DonationPlan,
+             fallback: XlaFallback) -> None:
+        """Nothing here: :func:`report` warns once per lowering."""
 
 
 def lowering_ordering(lowering: Lowering) -> Ordering:

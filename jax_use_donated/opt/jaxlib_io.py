@@ -50,6 +50,16 @@ class Unsupported(Exception):
     """The jaxlib path cannot give the xDSL path's result here (the message says why)."""
 
 
+class Declined(Exception):
+    """The text route cannot give the result (``reason`` says why); ``module`` is jaxlib's
+    parse of the input when it got that far, for the bindings route to plan on."""
+
+    def __init__(self, reason: str, module: Any = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.module = module
+
+
 def make_context(allow_unregistered: bool = False) -> Any:
     """A jaxlib MLIR context with JAX's dialects (as ``jax.interpreters.mlir.make_ir_context``,
     without importing ``jax``)."""

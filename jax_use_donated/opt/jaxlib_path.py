@@ -36,7 +36,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from jax_use_donated.adapters.jax_text import PARSER_BUFFER, loc_name, loc_text
+from jax_use_donated.adapters.jax_text import PARSER_BUFFER
 from jax_use_donated.opt import print_ahead
 from jax_use_donated.opt.jaxlib_io import (
     Outcome,
@@ -50,7 +50,6 @@ from jax_use_donated.opt.jaxlib_io import (
 )
 
 if TYPE_CHECKING:  # the driver imports this module only when it runs
-    from jax_use_donated.analysis.model import FunctionModel
     from jax_use_donated.opt.driver import JaxDonateOptMain
 
 Path = Literal["auto", "jaxlib", "xdsl"]
@@ -140,113 +139,26 @@ def xdsl_reasons(data: bytes) -> list[str]:
 # Running a pipeline
 
 
-def _fix_locations(fn: FunctionModel, func: Any) -> None:
-    """Argument and function locations as the xDSL adapter gives them (the jit hook's adapter
-    keeps only argument names)."""
-    from jax_use_donated.analysis.model import SourceLoc
-
-    for arg in fn.args:
-        barg: Any = arg.handle
-        printed = str(barg.location) if barg is not None else ""
-        arg.loc = SourceLoc(text=loc_text(printed), name=loc_name(printed))
-    fn.loc = SourceLoc(text=loc_text(str(func.location)))
-
-
-def _fix_op_locations(fn: FunctionModel, explicit: bool) -> None:
-    """Op locations without jaxlib's made-up ones: none at all when the input has no
-    ``loc(`` (``explicit`` false), else read lazily per op."""
-    from jax_use_donated.analysis.model import SourceLoc
-
-    if not explicit:
-        unknown = SourceLoc()
-        for op in fn.ops:
-            op.loc = unknown
-        return
-    for op in fn.ops:
-        if op.handle is not None:
-            op.loc = input_op_location(op.handle)
-
-
-def _input_op_location_class() -> type:
-    from jax_use_donated.adapters.jaxlib_ir import OpLocation
-
-    class _InputOpLocation(OpLocation):
-        """:class:`OpLocation` whose text drops locations jaxlib's parser made up."""
-
-        @property
-        def text(self) -> str | None:  # type: ignore[override]
-            cached = self.__dict__.get("_text", False)
-            if cached is False:
-                cached = loc_text(str(self.__dict__["_operation"].location))
-                self.__dict__["_text"] = cached
-            return cached
-
-    return _InputOpLocation
-
-
-def input_op_location(operation: Any) -> Any:
-    """An op location as the xDSL adapter gives it, read when a diagnostic asks."""
-    global _INPUT_OP_LOCATION
-    if _INPUT_OP_LOCATION is None:
-        _INPUT_OP_LOCATION = _input_op_location_class()
-    return _INPUT_OP_LOCATION(operation)
-
-
-_INPUT_OP_LOCATION: type | None = None
-
-
 def run_pipeline(module: Any, passes: Sequence[Any], explicit_locations: bool = True
                  ) -> Outcome:
     """Apply ``passes`` (``jax-plan-donation`` in alias mode, ``jax-verify-donation``) to the
     jaxlib ``module`` as the xDSL passes would; :class:`Unsupported` where the xDSL path must
     report an error instead. ``explicit_locations``: whether the input has any ``loc(``."""
-    from jax_use_donated.adapters.jaxlib_ir import (
-        ModuleAdapter,
-        set_arg_donations,
-        symbol_name,
-    )
-    from jax_use_donated.analysis.errors import DonationError
-    from jax_use_donated.analysis.orderings import ordering_model
-    from jax_use_donated.analysis.plan import plan_donation
     from jax_use_donated.diagnostics import collect_diagnostics
+    from jax_use_donated.opt.fronts import BindingsFront
     from jax_use_donated.opt.text_route import Declined, plan_options
-    from jax_use_donated.planning import gc_paused, unpaired_fallback, warn_unpaired
+    from jax_use_donated.planning import plan_functions
 
     try:
         pipeline = plan_options(passes)
     except Declined as err:
         raise Unsupported(err.reason) from None
     outcome = Outcome("")
-    seconds = outcome.seconds
-    for step in ("model", "plan", "rewrite"):
-        seconds[step] = 0.0
-    with collect_diagnostics() as sink, gc_paused():
+    with collect_diagnostics() as sink:
         for options in pipeline:
-            # As the xDSL pass: calls are inlined for XLA's orderings only.
-            adapter = ModuleAdapter(module.operation,
-                                    inline=ordering_model(options.ordering).xla)
-            for func in list(functions_with_donors(module)):
-                t0 = time.perf_counter()
-                try:
-                    fn = adapter.build(func)
-                    _fix_locations(fn, func)
-                    _fix_op_locations(fn, explicit_locations)
-                    t1 = time.perf_counter()
-                    plan = plan_donation(fn, options.ordering, options.keep_existing_aliases,
-                                         options.fusion_safe)
-                except DonationError as err:
-                    raise Unsupported(f"@{symbol_name(func)}: {err.message}") from None
-                t2 = time.perf_counter()
-                outcome.plans.append((fn, plan))
-                if not options.verify:
-                    fallback = unpaired_fallback(options, fn, plan)
-                    if options.strict and plan.unpaired:
-                        raise Unsupported("a strict plan fails")
-                    warn_unpaired(options, plan, fallback, fn)
-                    set_arg_donations(func, fallback.all_pairs(plan), fallback.buffer_donors)
-                seconds["model"] += t1 - t0
-                seconds["plan"] += t2 - t1
-                seconds["rewrite"] += time.perf_counter() - t2
+            done = plan_functions(BindingsFront(options, module, explicit_locations),
+                                  outcome.seconds)
+            outcome.plans.extend((item.fn, item.plan) for item in done)
         outcome.warnings = list(sink.diagnostics)
     return outcome
 

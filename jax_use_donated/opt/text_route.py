@@ -40,8 +40,10 @@ import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from jax_use_donated.opt.jaxlib_io import Declined
+
 if TYPE_CHECKING:
-    from jax_use_donated.adapters.jax_text import TextFunction, TextModule
+    from jax_use_donated.adapters.jax_text import TextModule
     from jax_use_donated.opt.jaxlib_io import Outcome
     from jax_use_donated.planning import PlanOptions
 
@@ -49,20 +51,6 @@ MIN_BYTES = 1 << 18
 """Inputs from this size on take the text route (``benchmarks/pass_scaling.py --end-to-end``:
 it pays at 10^4 ops, 0.9 MB; at 0.1 MB the start-up, 0.3 s of imports, is most of the time
 and the fork gains nothing)."""
-
-Rewrites = dict[str, tuple[dict[int, int], list[int]]]
-"""Function name -> (argument -> result it hosts, arguments left as buffer donors)."""
-
-
-class Declined(Exception):
-    """The text route cannot give the result (``reason`` says why); ``module`` is jaxlib's
-    parse of the input when it got that far, for the bindings route to plan on."""
-
-    def __init__(self, reason: str, module: Any = None) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.module = module
-
 
 # --------------------------------------------------------------------------------------------
 # Pipes
@@ -97,78 +85,28 @@ def _read_exactly(fd: int, n: int) -> bytes | None:
 # The child: read and plan
 
 
-def _set_donations(fn: TextFunction, pairs: dict[int, int], donors: Sequence[int]) -> None:
-    """:func:`.jaxlib_ir.set_arg_donations` on the text's attribute dictionaries, for a later
-    pass of the same pipeline."""
-    from jax_use_donated.analysis.errors import ALIASING_OUTPUT, BUFFER_DONOR
-
-    kept = set(donors)
-    for i in range(len(fn.arg_attrs)):
-        d = dict(fn.arg_attrs[i] or {})
-        d.pop(ALIASING_OUTPUT, None)
-        d.pop(BUFFER_DONOR, None)
-        if i in pairs:
-            d[ALIASING_OUTPUT] = f"{pairs[i]} : i32"
-        elif i in kept:
-            d[BUFFER_DONOR] = "true"
-        fn.arg_attrs[i] = d or None
-
-
 def plan_text(module: TextModule, passes: Sequence[PlanOptions], report: bool,
               prebuilt: dict[str, Any] | None = None) -> dict[str, Any]:
     """The passes on the text's models, as :func:`.jaxlib_path.run_pipeline` runs them on
-    jaxlib's: the rewrites, the warnings (``[severity, message, file:line:col, name]``), the
-    donation report (with ``report``), the functions that had donors and the timings.
-    ``prebuilt``: models of XLA's view read before the options came (name -> model or the
-    :class:`.errors.DonationError` building it raised). :class:`Declined` where that function
-    would give up."""
-    from jax_use_donated.adapters.jax_text import TextModuleAdapter, TextUnsupported
-    from jax_use_donated.analysis.errors import DonationError
-    from jax_use_donated.analysis.model import FunctionModel
-    from jax_use_donated.analysis.orderings import ordering_model
-    from jax_use_donated.analysis.plan import DonationPlan, plan_donation
+    jaxlib's (the same loop, :func:`.planning.plan_functions`): the rewrites, the warnings
+    (``[severity, message, file:line:col, name]``), the donation report (with ``report``),
+    the functions that had donors and the timings. ``prebuilt``: models of XLA's view read
+    before the options came (name -> model or the :class:`.errors.DonationError` building it
+    raised). :class:`Declined` where that function would give up."""
     from jax_use_donated.analysis.report import donation_report
     from jax_use_donated.diagnostics import collect_diagnostics
-    from jax_use_donated.planning import unpaired_fallback, warn_unpaired
+    from jax_use_donated.opt.fronts import TextFront
+    from jax_use_donated.planning import plan_functions
 
-    rewrites: Rewrites = {}
-    seconds = {"model": 0.0, "plan": 0.0}
-    plans: list[tuple[FunctionModel, DonationPlan]] = []
+    rewrites: dict[str, tuple[dict[int, int], list[int]]] = {}
+    seconds: dict[str, float] = {}
+    plans: list[tuple[Any, Any]] = []
     with_donors = [f.name for f in module.functions.values()
                    if f.body is not None and f.has_donors]
     with collect_diagnostics() as sink:
         for k, options in enumerate(passes):
-            xla = ordering_model(options.ordering).xla
-            adapter = TextModuleAdapter(module, inline=xla)
-            for fn_text in [f for f in module.functions.values()
-                            if f.body is not None and f.has_donors]:
-                t0 = time.perf_counter()
-                try:
-                    fn = (prebuilt.get(fn_text.name) if prebuilt is not None and k == 0 and xla
-                          else None)
-                    if fn is None:
-                        fn = adapter.build(fn_text)
-                    if isinstance(fn, Exception):
-                        raise fn
-                    t1 = time.perf_counter()
-                    plan = plan_donation(fn, options.ordering, options.keep_existing_aliases,
-                                         options.fusion_safe)
-                except TextUnsupported as err:
-                    raise Declined(f"the text reader: {err}") from None
-                except DonationError as err:
-                    raise Declined(f"@{fn_text.name}: {err.message}") from None
-                seconds["model"] += t1 - t0
-                seconds["plan"] += time.perf_counter() - t1
-                plans.append((fn, plan))
-                if options.verify:
-                    continue
-                fallback = unpaired_fallback(options, fn, plan)
-                if options.strict and plan.unpaired:
-                    raise Declined("a strict plan fails")
-                warn_unpaired(options, plan, fallback, fn)
-                pairs, donors = fallback.all_pairs(plan), sorted(fallback.buffer_donors)
-                rewrites[fn_text.name] = (pairs, donors)
-                _set_donations(fn_text, pairs, donors)
+            front = TextFront(options, module, rewrites, prebuilt if k == 0 else None)
+            plans.extend((item.fn, item.plan) for item in plan_functions(front, seconds))
     return {
         "rewrites": {name: [{str(a): r for a, r in pairs.items()}, donors]
                      for name, (pairs, donors) in rewrites.items()},

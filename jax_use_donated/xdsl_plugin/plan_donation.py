@@ -47,9 +47,14 @@ from jax_use_donated.analysis.liveness import Liveness, ProducedBy
 from jax_use_donated.analysis.model import Donation, DonationKind, FunctionModel
 from jax_use_donated.analysis.orderings import ORDERING_NAMES, Ordering, ordering_model
 from jax_use_donated.analysis.plan import DonationPlan, Reason, compat_key
-from jax_use_donated.analysis.plan import plan_donation as core_plan_donation
 from jax_use_donated.analysis.xla_fallback import XlaFallback
-from jax_use_donated.planning import PlanOptions, gc_paused, unpaired_fallback, warn_unpaired
+from jax_use_donated.planning import (
+    FrontEnd,
+    Planned,
+    PlanOptions,
+    StrictDonationError,
+    plan_functions,
+)
 from jax_use_donated.xdsl_plugin.options import KebabOptions, option
 
 WRITABLE = "bufferization.writable"
@@ -229,18 +234,9 @@ class JaxPlanDonation(KebabOptions, ModulePass):
             raise PassFailedException(
                 f"{self.name}: xla-fallback keeps JAX's unsafe pairs, which a fusing backend "
                 "(fusion-safe=true) would compute wrongly; choose one")
-        with gc_paused():
-            for func in list(functions_with_donors(op)):
-                if self.mode == "alias":
-                    fn, plan = plan_function(func, op, self.effective_ordering,
-                                             self.keep_existing_aliases, self.fusion_safe)
-                    fallback = self._fallback(fn, plan)
-                    self._report(fn, plan, func, op, fallback)
-                    self._rewrite_alias(func, fn, plan, fallback)
-                else:
-                    fn, plan, existing = plan_materialize(func, op, self.keep_existing_aliases)
-                    self._report(fn, plan, func, op, self._fallback(fn, plan))
-                    self._rewrite_materialize(func, fn, plan, existing, op)
+        front = (_AliasFront(self, op) if self.mode == "alias"
+                 else _MaterializeFront(self, op))
+        plan_functions(front)
 
     @property
     def plan_options(self) -> PlanOptions:
@@ -249,19 +245,8 @@ class JaxPlanDonation(KebabOptions, ModulePass):
                            self.fusion_safe, self.strict, self.xla_fallback,
                            self.keep_unpaired_donors)
 
-    def _fallback(self, fn: FunctionModel, plan: DonationPlan) -> XlaFallback:
-        return unpaired_fallback(self.plan_options, fn, plan)
-
-    def _report(self, fn: FunctionModel, plan: DonationPlan, func: FuncOp, module: ModuleOp,
-                fallback: XlaFallback) -> None:
-        unpaired = plan.unpaired
-        if self.strict and unpaired:
-            lines = "\n".join(f"  {v.message}" for v in unpaired)
-            raise fail(f"strict donation: {len(unpaired)} donated argument(s) of @{fn.name} "
-                       f"cannot be reused:\n{lines}", func, module)
-        warn_unpaired(self.plan_options, plan, fallback, fn)
-
-    def _rewrite_alias(self, func: FuncOp, fn: FunctionModel, plan: DonationPlan,
+    @staticmethod
+    def _rewrite_alias(func: FuncOp, fn: FunctionModel, plan: DonationPlan,
                        fallback: XlaFallback) -> None:
         attrs = _arg_attr_dicts(func)
         pairs = fallback.all_pairs(plan)
@@ -505,22 +490,67 @@ def _anchor(fn: FunctionModel) -> Operation:
     return anchor
 
 
-def plan_materialize(func: FuncOp, module: ModuleOp, keep_existing_aliases: bool
-                     ) -> tuple[FunctionModel, DonationPlan, ExistingDestinations]:
-    """Plan ``func`` for ``mode=materialize``: like :func:`plan_function` in program order,
-    except that a result the input already materialized into an argument is hosted (no donor
-    may take it: one destination per result) and an argument the input already writes into is
-    not a donor (one result per buffer). ``keep-existing-aliases`` pairs that contradict the
-    input's own destinations are errors."""
-    existing = existing_destinations(func)
-    try:
+class _XdslFront(FrontEnd[FuncOp]):
+    """The steps of :func:`.planning.plan_functions` on an xDSL module: errors become
+    :class:`PassFailedException`s anchored where the core says, and each plan is handed to
+    :func:`record_plans`."""
+
+    def __init__(self, options: PlanOptions, module: ModuleOp) -> None:
+        super().__init__(options)
+        self.module = module
+
+    def functions(self) -> list[FuncOp]:
+        return list(functions_with_donors(self.module))
+
+    def build(self, func: FuncOp) -> FunctionModel:
+        # For XLA's orderings calls are inlined first, as XLA inlines them before copy
+        # insertion.
+        return build_function_model(func, inline=ordering_model(self.options.ordering).xla)
+
+    def failed(self, func: FuncOp, err: DonationError) -> None:
+        raise _from_donation_error(err, func, self.module) from None
+
+    def planned(self, item: Planned[FuncOp]) -> None:
+        record_plan(item.fn, item.plan)
+
+    def refuse(self, func: FuncOp, fn: FunctionModel, plan: DonationPlan) -> None:
+        raise fail(StrictDonationError(fn, plan).message, func, self.module)
+
+
+class _AliasFront(_XdslFront):
+    """``mode=alias``: ``tf.aliasing_output`` / ``jax.buffer_donor`` on the arguments."""
+
+    def __init__(self, pass_: JaxPlanDonation, module: ModuleOp) -> None:
+        super().__init__(pass_.plan_options, module)
+
+    def write(self, func: FuncOp, fn: FunctionModel, plan: DonationPlan,
+              fallback: XlaFallback) -> None:
+        JaxPlanDonation._rewrite_alias(func, fn, plan, fallback)  # pyright: ignore[reportPrivateUsage]
+
+
+class _MaterializeFront(_XdslFront):
+    """``mode=materialize``: planned in program order, except that a result the input
+    already materialized into an argument is hosted (no donor may take it: one destination
+    per result) and an argument the input already writes into is not a donor (one result per
+    buffer). ``keep-existing-aliases`` pairs that contradict the input's own destinations are
+    errors."""
+
+    def __init__(self, pass_: JaxPlanDonation, module: ModuleOp) -> None:
+        super().__init__(pass_.plan_options, module)
+        self.pass_ = pass_
+        self.existing: dict[FuncOp, ExistingDestinations] = {}
+        self.taken: dict[FuncOp, dict[object, list[str]]] = {}
+
+    def build(self, func: FuncOp) -> FunctionModel:
+        keep = self.options.keep_existing_aliases
+        existing = self.existing[func] = existing_destinations(func)
         fn = build_function_model(func)
-        if not keep_existing_aliases:
+        if not keep:
             _aliases_as_marks(fn)
         validate_function(fn)
         for arg in fn.donors:
             k = arg.donation.alias_index
-            if keep_existing_aliases and k is not None and (
+            if keep and k is not None and (
                     arg.index in existing.written or k in existing.hosted) \
                     and existing.hosted.get(k) != arg.index:
                 where = existing.written.get(arg.index, func)
@@ -528,26 +558,32 @@ def plan_materialize(func: FuncOp, module: ModuleOp, keep_existing_aliases: bool
                     f"keep-existing-aliases: argument {arg.display_name} of @{fn.name} "
                     f"aliases result {k}, but the input already materializes "
                     + (f"result {k} into %arg{existing.hosted[k]}" if k in existing.hosted
-                       else f"another value into {arg.display_name}"), where, module)
+                       else f"another value into {arg.display_name}"), where, self.module)
             if arg.index in existing.written:
                 arg.donation = Donation()
-        taken: dict[object, list[str]] = {}
+        taken = self.taken[func] = {}
         for k, d in existing.hosted.items():
             res = fn.results[k]
             taken.setdefault(compat_key(res), []).append(f"result {k} into %arg{d}")
             res.tensor = None  # no compatible donor: it already has its destination
-        plan = core_plan_donation(fn, "program", keep_existing_aliases)
-    except DonationError as err:
-        raise _from_donation_error(err, func, module) from None
-    _drop_overwritten_pairs(fn, plan, keep_existing_aliases, module)
-    for verdict in plan.unpaired:
-        held = taken.get(compat_key(verdict.arg))
-        if verdict.reason is Reason.NO_COMPATIBLE_RESULT and held:
-            verdict.message = verdict.message.split(" is not reused:")[0] + (
-                " is not reused: every result of its type already has a destination in the "
-                f"input ({', '.join(held)})")
-    record_plan(fn, plan)
-    return fn, plan, existing
+        return fn
+
+    def plan(self, func: FuncOp, fn: FunctionModel) -> DonationPlan:
+        keep = self.options.keep_existing_aliases
+        plan = super().plan(func, fn)  # program order: mode=materialize's ordering
+        _drop_overwritten_pairs(fn, plan, keep, self.module)
+        for verdict in plan.unpaired:
+            held = self.taken[func].get(compat_key(verdict.arg))
+            if verdict.reason is Reason.NO_COMPATIBLE_RESULT and held:
+                verdict.message = verdict.message.split(" is not reused:")[0] + (
+                    " is not reused: every result of its type already has a destination in "
+                    f"the input ({', '.join(held)})")
+        return plan
+
+    def write(self, func: FuncOp, fn: FunctionModel, plan: DonationPlan,
+              fallback: XlaFallback) -> None:
+        self.pass_._rewrite_materialize(  # pyright: ignore[reportPrivateUsage]
+            func, fn, plan, self.existing[func], self.module)
 
 
 def _callers(func: FuncOp, module: ModuleOp) -> list[Operation]:
@@ -587,21 +623,6 @@ def _update_callers(func: FuncOp, gone: set[int], module: ModuleOp) -> None:
         call.erase()
 
 
-def plan_function(func: FuncOp, module: ModuleOp, ordering: Ordering,
-                  keep_existing_aliases: bool, fusion_safe: bool = False
-                  ) -> tuple[FunctionModel, DonationPlan]:
-    """Build the model of ``func`` and plan it; errors become anchored
-    :class:`PassFailedException`s. For XLA's orderings calls are inlined first, as XLA
-    inlines them before copy insertion."""
-    try:
-        fn = build_function_model(func, inline=ordering_model(ordering).xla)
-        plan = core_plan_donation(fn, ordering, keep_existing_aliases, fusion_safe)
-    except DonationError as err:
-        raise _from_donation_error(err, func, module) from None
-    record_plan(fn, plan)
-    return fn, plan
-
-
 @dataclass(frozen=True)
 class JaxVerifyDonation(KebabOptions, ModulePass):
     """Check that the module's ``tf.aliasing_output`` pairs are safe; change nothing.
@@ -635,9 +656,8 @@ class JaxVerifyDonation(KebabOptions, ModulePass):
                 f"{self.name}: unknown ordering '{self.ordering}'; expected one of "
                 f"{', '.join(ORDERING_NAMES)}")
         ordering: Ordering = self.ordering
-        with gc_paused():
-            for func in list(functions_with_donors(op)):
-                plan_function(func, op, ordering, keep_existing_aliases=True)
+        plan_functions(_XdslFront(PlanOptions(ordering, keep_existing_aliases=True,
+                                              verify=True), op))
 
 
 def donated_block_args(func: FuncOp) -> list[BlockArgument]:
@@ -654,8 +674,6 @@ __all__ = [
     "JaxPlanDonation",
     "JaxVerifyDonation",
     "existing_destinations",
-    "plan_function",
-    "plan_materialize",
     "record_plan",
     "record_plans",
 ]

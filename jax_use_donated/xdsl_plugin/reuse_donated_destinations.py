@@ -83,9 +83,11 @@ from jax_use_donated.analysis.model import (
     SourceLoc,
     ValueId,
 )
-from jax_use_donated.analysis.plan import PairChecker, plan_donation
+from jax_use_donated.analysis.plan import DonationPlan, PairChecker
 from jax_use_donated.analysis.semantics import TENSOR_VIEW_OPS
+from jax_use_donated.analysis.xla_fallback import XlaFallback
 from jax_use_donated.diagnostics import Diagnostic, emit
+from jax_use_donated.planning import FrontEnd, Planned, PlanOptions, plan_functions
 from jax_use_donated.xdsl_plugin.options import KebabOptions, option
 from jax_use_donated.xdsl_plugin.plan_donation import fail, record_plan
 
@@ -248,26 +250,7 @@ class JaxReuseDonatedDestinations(KebabOptions, ModulePass):
                                "result (false: result chains only)")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for func in list(functions_with_donors(op)):
-            try:
-                fn = build_function_model(func)
-                annotate(fn)
-                boundary = plan_donation(fn, ordering="program")
-                record_plan(fn, boundary)
-            except DonationError as err:
-                anchor = err.anchor if isinstance(err.anchor, Operation) else func
-                raise fail(err.message, anchor, op) from None
-            for verdict in boundary.unpaired:
-                if self.strict:
-                    raise fail(f"strict destination reuse in @{fn.name}: {verdict.message}",
-                               func, op)
-                emit(Diagnostic("warning", verdict.message,
-                                SourceLoc(text=verdict.arg.loc.text or fn.loc.text,
-                                          name=verdict.arg.display_name)))
-            plan = self._plan(fn, boundary.pairs)
-            self._report(fn, plan, op)
-            self._rewrite(fn, plan)
-            self._set_attributes(func, fn, plan)
+        plan_functions(_DestinationsFront(self, op))
         for loop in [o for o in op.walk() if o.name == "scf.for"]:
             self._rewrite_loop(loop, op)
 
@@ -343,6 +326,54 @@ class JaxReuseDonatedDestinations(KebabOptions, ModulePass):
             else:
                 d[BUFFER_DONOR] = IntegerAttr.from_bool(True)
         func.arg_attrs = ArrayAttr([DictionaryAttr(d) for d in attrs])
+
+
+class _DestinationsFront(FrontEnd[FuncOp]):
+    """The steps of :func:`.planning.plan_functions` for this pass: the model annotated with
+    destinations, the boundary pairing in program order, no fallback; then the destinations
+    plan is the rewrite."""
+
+    def __init__(self, pass_: JaxReuseDonatedDestinations, module: ModuleOp) -> None:
+        super().__init__(PlanOptions("program", strict=pass_.strict))
+        self.pass_ = pass_
+        self.module = module
+
+    def functions(self) -> list[FuncOp]:
+        return list(functions_with_donors(self.module))
+
+    def build(self, func: FuncOp) -> FunctionModel:
+        fn = build_function_model(func)
+        annotate(fn)
+        return fn
+
+    def failed(self, func: FuncOp, err: DonationError) -> None:
+        anchor = err.anchor if isinstance(err.anchor, Operation) else func
+        raise fail(err.message, anchor, self.module) from None
+
+    def planned(self, item: Planned[FuncOp]) -> None:
+        record_plan(item.fn, item.plan)
+
+    def fallback(self, func: FuncOp, fn: FunctionModel, plan: DonationPlan) -> XlaFallback:
+        return XlaFallback()
+
+    def refuse(self, func: FuncOp, fn: FunctionModel, plan: DonationPlan) -> None:
+        raise fail(f"strict destination reuse in @{fn.name}: {plan.unpaired[0].message}",
+                   func, self.module)
+
+    def warn(self, func: FuncOp, fn: FunctionModel, plan: DonationPlan,
+             fallback: XlaFallback) -> None:
+        for verdict in plan.unpaired:
+            emit(Diagnostic("warning", verdict.message,
+                            SourceLoc(text=verdict.arg.loc.text or fn.loc.text,
+                                      name=verdict.arg.display_name)))
+
+    def write(self, func: FuncOp, fn: FunctionModel, plan: DonationPlan,
+              fallback: XlaFallback) -> None:
+        pass_ = self.pass_
+        destinations = pass_._plan(fn, plan.pairs)  # pyright: ignore[reportPrivateUsage]
+        pass_._report(fn, destinations, self.module)  # pyright: ignore[reportPrivateUsage]
+        pass_._rewrite(fn, destinations)  # pyright: ignore[reportPrivateUsage]
+        pass_._set_attributes(func, fn, destinations)  # pyright: ignore[reportPrivateUsage]
 
 
 def _init_is_free(loop: Operation, init: SSAValue) -> bool:
