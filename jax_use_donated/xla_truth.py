@@ -17,9 +17,11 @@ computations hold no buffer copies). Values are followed as XLA's alias analysis
 ``tuple``, ``get-tuple-element``, ``bitcast`` and ``copy-done``; from a ``conditional``'s operand
 to its branch's parameter and from each branch's root to the ``conditional``'s result; from a
 ``while``'s operand to its body's and condition's parameter, the body's root and its result; from
-a ``call``'s operands and result to its callee's parameters and root. So a buffer is the set of
-positions that must share memory, and a donor's buffer is the one holding its parameter and the
-output it is aliased to.
+a ``call``'s operands and result to its callee's parameters and root; and from the operand a
+``dynamic-update-slice``, a ``scatter``, a fusion rooted in one or an
+``output_to_operand_aliasing`` instruction updates in place to its result. So a buffer is the
+set of positions that must share memory, and a donor's buffer is the one holding its parameter
+and the output it is aliased to.
 
 A copy counts only when it keeps its operand's layout (XLA:CPU also writes transposes as
 layout-changing copies) and is not one that XLA makes whatever the aliasing: the copy of a
