@@ -315,33 +315,33 @@ class _Module:
         self.lines = text.split("\n")
         self.blocks: dict[str, tuple[bool, int, int]] = {}
         """Computation name -> (is the entry, first instruction line, end line)."""
+        self.roots: dict[str, int] = {}
+        """Computation name -> its ``ROOT`` line."""
         self.entry_name: str | None = None
         self._parsed: dict[str, HloComputation] = {}
-        start: int | None = None
+        start = root = -1
         header: tuple[str, bool] | None = None
         for i, line in enumerate(self.lines):
             if header is None:
                 if line.endswith("{") and not line.startswith((" ", "HloModule")):
                     m = _COMPUTATION.match(line)
                     if m is not None:
-                        header, start = (m.group(2), bool(m.group(1))), i + 1
-            elif line.strip() == "}":
+                        header, start, root = (m.group(2), bool(m.group(1))), i + 1, -1
+            elif line[:12].lstrip().startswith("ROOT "):
+                root = i
+            elif line == "}" or line.strip() == "}":
                 name, entry = header
-                assert start is not None
                 self.blocks[name] = (entry, start, i)
+                if root >= 0:
+                    self.roots[name] = root
                 if entry:
                     self.entry_name = name
                 header = None
 
     def root_line(self, name: str) -> str | None:
         """The ``ROOT`` line of a computation, without parsing the others."""
-        block = self.blocks.get(name)
-        if block is None:
-            return None
-        for line in self.lines[block[1]:block[2]]:
-            if line.lstrip().startswith("ROOT "):
-                return line
-        return None
+        i = self.roots.get(name)
+        return self.lines[i] if i is not None else None
 
     def mentions(self, name: str, needles: tuple[str, ...]) -> bool:
         """Whether a line of a computation contains one of ``needles``."""
