@@ -36,7 +36,7 @@ import jax_use_donated as jud
 from jax_use_donated.dropin import LoweringRecord
 from jax_use_donated.dropin.hlo_alias import executable_aliases
 
-STEPS = ("model", "plan", "diagnostics", "rewrite", "call plan", "release", "check")
+STEPS = ("model", "plan", "diagnostics", "rewrite", "call plan", "release", "check", "measure")
 DEFAULT_OUT = Path(__file__).resolve().parent / "results" / "hook_overhead.md"
 
 

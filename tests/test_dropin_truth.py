@@ -245,3 +245,63 @@ def test_xla_flags_choose_the_ordering_too(monkeypatch: pytest.MonkeyPatch) -> N
 
     assert planner.lowering_ordering(lowering(("cpu",), jax_internals.xla_flags())) == (
         "xla-cpu-region")
+
+
+def test_last_plan_and_recent_plans_are_measured_after_each_compile() -> None:
+    """No ``verify_executable``: the after-compile hook measures every donor, so the plan a
+    call leaves on the object is the one ``plan()`` returns."""
+    def fresh(a: jax.Array, b: jax.Array) -> tuple[jax.Array, jax.Array]:
+        return b * 2, a * 3
+
+    step = jud.jit(fresh, donate_argnums=(0, 1))
+    step(jnp.ones((64, 64)), jnp.ones((64, 64)))
+    last = step.last_plan
+    assert last is not None and last.measured
+    assert [d.measured for d in last.donations] == ["copy-free", "copy-free"]
+    assert jud.recent_plans()[-1] == last == step.plan(X, Y)
+    record = step.records[-1]
+    assert record.truth is not None and "measure" in record.timings
+
+
+def test_a_contradiction_without_verify_executable_is_shown_not_warned(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from jax_use_donated.dropin import planner
+
+    real = planner.read_truth
+
+    def lying(text: str, donated: list[int]) -> xla_truth.ExecutableTruth:
+        truth = real(text, donated)
+        first = min(truth.donors)
+        truth.donors[first] = xla_truth.DonorTruth(first, xla_truth.Outcome.COPIED,
+                                                   truth.donors[first].output)
+        return truth
+
+    monkeypatch.setattr(planner, "read_truth", lying)
+    step = jud.jit(lambda a, b: swap(a, b), donate_argnums=(0, 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DonationWarning)
+        step(jnp.ones((64, 64)), jnp.ones((64, 64)))
+    assert step.last_plan is not None and len(step.last_plan.disagreements) == 1
+
+
+def line_search(params: jax.Array, g: jax.Array) -> jax.Array:
+    new = params - 0.1 * g
+    ok = jnp.sum(new * new) < jnp.sum(params * params)
+    return jax.lax.cond(ok, lambda: new, lambda: params)
+
+
+@pytest.mark.parametrize("region", [False, True])
+def test_a_copy_inside_a_branch_confirms_the_prediction(region: bool) -> None:
+    """XLA writes the new parameters into the donated buffer with a copy inside the
+    conditional's branch: measured ``copied``, as the rules predict (read from the entry
+    computation alone it was ``copy-free``, a false disagreement)."""
+    plain = jax.jit(line_search, donate_argnums=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DonationWarning)
+        plan = jud.jit(line_search, donate_argnums=0, region_analysis=region).plan(X, Y)
+        switched = jud.plan(plain, X, Y)
+    for p in (plan, switched):
+        (d,) = p.donations
+        assert (d.predicted, d.measured) == ("copied", "copied")
+        assert d.evidence.startswith("output copy %") and " in %region" in d.evidence
+        assert p.disagreements == []

@@ -168,9 +168,10 @@ def jit(fun: Callable[..., Any] = _UNSET, /, *, strict: bool = False,
     otherwise each one gets a :class:`~jax_use_donated.DonationWarning` ("Some donated buffers
     were not usable: ...") naming the blocking read (``warn=False``: none).
     ``keep_unpaired_donors=True`` leaves ``jax.buffer_donor`` on unpaired donors so XLA may
-    still reuse them by size. ``verify_executable=True`` also reads each compiled executable:
-    its ``input_output_alias`` must equal the plan, and every donor's measured outcome goes
-    into ``last_plan`` (a prediction the executable contradicts gets a warning).
+    still reuse them by size. Every donor's outcome measured in each compiled
+    executable goes into ``last_plan``; ``verify_executable=True`` also checks the
+    executable's ``input_output_alias`` against the plan and warns where a measured outcome
+    contradicts a prediction.
     ``region_analysis`` (XLA:CPU, on by default): compile with XLA's region-analysis copy
     insertion, which orders independent reads before an in-place write instead of copying,
     and plan for it; ``region_analysis=False``, or the option set in the user's
@@ -213,35 +214,87 @@ def planner_options(fun: Any) -> PlannerOptions | None:
     return None
 
 
+def _jitted(fun: Any) -> Any:
+    """``fun``, or the jitted callable it wraps (``functools.wraps`` sets ``__wrapped__``):
+    the first with a ``lower`` method."""
+    obj, seen = fun, 0
+    while obj is not None and seen < 64 and not isinstance(obj, (str, bytes)):
+        if callable(getattr(obj, "lower", None)):
+            return obj
+        obj, seen = getattr(obj, "__wrapped__", None), seen + 1
+    raise TypeError(f"{fun!r} is not a jitted function: neither it nor what it wraps has a "
+                    ".lower method; jit it first (jax.jit, jax_use_donated.jit, "
+                    "eqx.filter_jit, nnx.jit)")
+
+
+def _jax_lowered(staged: Any) -> Any:
+    """JAX's own ``Lowered`` stage in what a jitted callable's ``.lower(...)`` returned: itself,
+    or the one a library's stage holds (Equinox's and Flax's ``Lowered`` wrap JAX's), found
+    among its attributes."""
+    import jax
+
+    frontier = [staged]
+    for _ in range(3):
+        found = next((x for x in frontier if isinstance(x, jax.stages.Lowered)), None)
+        if found is not None:
+            return found
+        frontier = [v for x in frontier for v in _attribute_values(x)]
+    raise TypeError(f".lower(...) returned {type(staged).__name__}, which holds no "
+                    "jax.stages.Lowered: cannot read its lowered module")
+
+
+def _attribute_values(obj: Any) -> list[Any]:
+    """The values of ``obj``'s instance attributes (``__dict__``, dataclass fields, slots)."""
+    import dataclasses
+
+    values = list(getattr(obj, "__dict__", {}).values()) if hasattr(obj, "__dict__") else []
+    names: list[str] = []
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        names += [f.name for f in dataclasses.fields(obj)]
+    for cls in type(obj).__mro__:
+        slots = cls.__dict__.get("__slots__", ())
+        names += [slots] if isinstance(slots, str) else list(slots)
+    for name in names:
+        try:
+            values.append(getattr(obj, name))
+        except AttributeError:
+            continue
+    return values
+
+
 def _lowered_record(fun: Any, args: tuple[Any, ...],
                     kwargs: dict[str, Any]) -> tuple[LoweringRecord | None, str, Any]:
     """Lower ``fun`` for these arguments under the planner and return the lowering's record
-    (``None``: nothing donated), a name, and the ``Lowered`` stage."""
+    (``None``: nothing donated), a name, and JAX's ``Lowered`` stage."""
+    jitted = _jitted(fun)
     reason = planner.ensure_installed()
     if reason is not None:
         raise RuntimeError(f"no donation plan: {reason}")
-    lower = getattr(fun, "lower", None)
-    if lower is None:
-        raise TypeError(f"{fun!r} is not a jitted function (it has no .lower); wrap it with "
-                        "jax_use_donated.jit first")
-    if is_planned(fun) or jax_internals.planner_state().value:
-        lowered = lower(*args, **kwargs)
+    if is_planned(jitted) or jax_internals.planner_state().value:
+        staged = jitted.lower(*args, **kwargs)
     else:  # lower it as the global switch would, without warnings (the report says it all)
         from jax_use_donated.dropin.switch import enabled
 
         with enabled(warn=False):
-            lowered = lower(*args, **kwargs)
-    name = f"jit({getattr(fun, '__name__', 'fun')})"
+            staged = jitted.lower(*args, **kwargs)
+    lowered = _jax_lowered(staged)
+    name = f"jit({getattr(jitted, '__name__', None) or getattr(fun, '__name__', 'fun')})"
     return records.record_of(lowered.compiler_ir()), name, lowered
 
 
 def _truth(record: LoweringRecord, lowered: Any) -> ExecutableTruth | None:
-    """What the executable of ``lowered`` does with each donated parameter (JAX caches the
-    compilation, so this compiles only when no call did yet); ``None`` for a fallback."""
-    if record.fallback_reason is not None:
-        return None
-    donated = [x.parameter for x in record.call_plan().donations if x.parameter is not None]
-    return read_truth(lowered.compile().as_text(), donated)
+    """What the executable of ``lowered`` does with each donated parameter (``None`` for a
+    fallback). The compilation is JAX's cached one; the planner measured it after compiling
+    (:func:`.planner.on_compiled`), so this compiles and reads only when no call did yet."""
+    if record.fallback_reason is None and record.truth is None:
+        compiled = lowered.compile()
+        if record.truth is None and record.fallback_reason is None:  # the hook could not
+            donated = [x.parameter for x in record.call_plan().donations
+                       if x.parameter is not None]
+            record.truth = read_truth(compiled.as_text(), donated)
+            record.leaf_plan = record.call_plan().with_truth(record.truth)
+            records.publish(record)
+    return record.truth if record.fallback_reason is None else None
 
 
 def plan(fun: Any, *args: Any, **kwargs: Any) -> CallPlan:
@@ -249,22 +302,25 @@ def plan(fun: Any, *args: Any, **kwargs: Any) -> CallPlan:
     :class:`CallPlan`, with each leaf's outcome measured in the compiled executable
     (``LeafDonation.measured``; ``CallPlan.disagreements`` lists predictions it contradicts).
 
-    ``fun`` is a :func:`jit` object, or any jitted callable with ``.lower`` (``jax.jit``,
-    ``pjit``, ``eqx.filter_jit``...: lowered under the planner, as the global switch would).
-    Lowering and compilation are cached by JAX, so calling this before or after the call costs
-    no second analysis or compile (reading the executable: about 1% of a compile)::
+    ``fun`` is a :func:`jit` object, or any jitted callable: ``jax.jit``, ``pjit``,
+    ``eqx.filter_jit``, ``nnx.jit``, a ``functools.wraps`` wrapper of one (lowered under the
+    planner, as the global switch would; a library's own ``Lowered`` stage is read through
+    the JAX ``Lowered`` it holds). Lowering and compilation are cached by JAX, and the
+    executable is measured once, after its compilation, so calling this before or after the
+    call costs no second analysis, compile or measurement::
 
         step = jax_use_donated.jit(train_step, donate_argnums=(0, 1))
         step.plan(params, opt, batch).pairs_by_path["params['w']"]  # "result[0]['w']"
         step.plan(params, opt, batch).donation("params['w']").measured  # "copy-free"
 
-    Raises ``RuntimeError`` when the planner is unavailable (JAX internals changed).
+    Raises ``TypeError`` when ``fun`` is not jitted, ``RuntimeError`` when the planner is
+    unavailable (JAX internals changed).
     """
     record, name, lowered = _lowered_record(fun, args, kwargs)
     if record is None:  # nothing donated
         return CallPlan(name, (), {}, ())
-    truth = _truth(record, lowered)
-    return record.call_plan() if truth is None else record.call_plan().with_truth(truth)
+    _truth(record, lowered)
+    return record.call_plan()
 
 
 def explain(fun: Any, *args: Any, **kwargs: Any) -> DonationReport:

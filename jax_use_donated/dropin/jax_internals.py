@@ -382,6 +382,45 @@ def _install(on_lowered: LoweredCallback, on_compiled: CompiledCallback,
     _STATE["callbacks"] = (on_lowered, on_compiled, on_computation)
 
 
+def executable_hlo_text(executable: Any) -> str | None:
+    """The compiled module's HLO text as :func:`~jax_use_donated.dropin.xla_truth.read_truth` reads it:
+    printed without metadata, backend configs and operand shapes, which it does not need
+    (on a 128-layer train step 3.4 MB instead of ``as_text()``'s 5.0 MB, printed in 0.04 s
+    instead of 0.06 s); ``None`` when the executable has no HLO module (not an XLA
+    executable)."""
+    try:
+        module = executable.hlo_modules()[0]
+    except Exception:
+        return None
+    options = _slim_print_options(module)
+    text = module.to_string(options) if options is not None else module.to_string()
+    return text if isinstance(text, str) else None
+
+
+_PRINT_OPTIONS: dict[type, Any] = {}
+
+
+def _slim_print_options(module: Any) -> Any:
+    """jaxlib's ``HloPrintOptions`` (from the module's own extension) without metadata,
+    backend configs and operand shapes; ``None`` where this jaxlib has none."""
+    kind = type(module)
+    if kind not in _PRINT_OPTIONS:
+        options = None
+        try:
+            import sys
+
+            cls = getattr(sys.modules.get(kind.__module__), "HloPrintOptions", None)
+            if cls is not None:
+                options = cls()
+                options.print_metadata = False
+                options.print_backend_config = False
+                options.print_operand_shape = False
+        except Exception:
+            options = None
+        _PRINT_OPTIONS[kind] = options
+    return _PRINT_OPTIONS[kind]
+
+
 def default_platform() -> str:
     """``jax.default_backend()``: the platform a lowering without explicit platforms targets."""
     return jax.default_backend()

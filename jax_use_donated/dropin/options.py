@@ -33,8 +33,9 @@ class PlannerOptions:
     keep_unpaired_donors: bool = False
     """Leave ``jax.buffer_donor`` on unpaired donors, so XLA may still reuse them by size."""
     verify_executable: bool = False
-    """Also read the compiled executable: compare its ``input_output_alias`` with the plan, and
-    measure every donor's outcome (``last_plan`` shows it; a contradicted prediction warns)."""
+    """Also compare the compiled executable's ``input_output_alias`` with the plan, and warn
+    where a donor's measured outcome (measured after every compile, ``last_plan`` shows it)
+    contradicts the prediction."""
     warn: bool = True
     """Emit warnings for donations that cannot be honoured (``False``: only record them)."""
     region_analysis: bool = True

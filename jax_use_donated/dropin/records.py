@@ -77,7 +77,8 @@ class LoweringRecord:
     """Per ``@main`` result: its flat output leaf (``None`` for tokens)."""
     timings: dict[str, float] = field(default_factory=dict)
     """Wall seconds per step: ``model``, ``plan``, ``diagnostics``, ``rewrite``, ``call plan``
-    (building :attr:`leaf_plan`), ``release`` and, after compilation, ``check``."""
+    (building :attr:`leaf_plan`), ``release`` and, after compilation, ``check`` and
+    ``measure`` (reading the executable's outcomes into :attr:`truth`)."""
     cpu_timings: dict[str, float] = field(default_factory=dict)
     """The same steps in CPU seconds of the planner's thread (insensitive to machine load)."""
     fallback_reason: str | None = None
@@ -88,7 +89,10 @@ class LoweringRecord:
     rebuild: Callable[[], Analysis] | None = field(default=None, repr=False, compare=False)
     """Recomputes :attr:`analysis` after :meth:`release` (``None``: it cannot be dropped)."""
     leaf_plan: CallPlan | None = field(default=None, repr=False)
-    """The user-facing plan (built before the release)."""
+    """The user-facing plan (built before the release; measured once compiled)."""
+    truth: ExecutableTruth | None = field(default=None, repr=False)
+    """What the compiled executable does with each donated parameter (read after the
+    compilation, :func:`jax_use_donated.dropin.planner.on_compiled`)."""
     options_text: str = ""
     token: str = ""
     """The drop-in function this lowering belongs to (``""``: a jit under the global switch)."""
@@ -198,8 +202,8 @@ class LeafDonation:
     """The diagnostic text, naming the blocking read where there is one."""
     measured: str | None = None
     """What the compiled executable does with it (:class:`~jax_use_donated.dropin.xla_truth.Outcome`
-    value: ``"copy-free"``, ``"copied"``, ``"not donated"``); ``None`` until measured (see
-    :func:`jax_use_donated.plan`) and for removed leaves."""
+    value: ``"copy-free"``, ``"copied"``, ``"not donated"``); ``None`` until the lowering is
+    compiled (a call, ``.compile()``, :func:`jax_use_donated.plan`) and for removed leaves."""
     evidence: str = ""
     """The copies XLA made for it, when it made any (HLO instruction names)."""
 
