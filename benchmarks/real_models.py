@@ -551,7 +551,7 @@ assert len(VARIANTS) == 20
 # ``accumulate_grads_microbatched``, ``apply_grads``), optax (``MultiSteps``), and the
 # data-parallel ``shard_map`` step of JAX's sharding tutorials. Kept out of :data:`VARIANTS`
 # (which the tests require to agree with the executable everywhere) while the rules they
-# expose are being fixed: ``tests/test_public_steps.py`` pins them.
+# expose are being fixed: ``tests/test_public_steps.py`` pins them (:func:`broken_claims`).
 
 SHARD_DEVICES = 4                    # host devices the shard_map step runs on
 HOST_DEVICES_FLAG = f"--xla_force_host_platform_device_count={SHARD_DEVICES}"
@@ -1242,6 +1242,31 @@ def measure_dropin(variant: Variant, nested: bool, region_analysis: bool, base: 
     claims = [_claim(w) for w in caught if issubclass(w.category, jud.DonationWarning)]
     return DropinCell(region_analysis, plan, claims, _footprint(compiled),
                       text.count(" copy(") - base, _same(_run(compiled, args), reference))
+
+
+CLAIMS = ("disagreement", "false copy warning", "numbers", "footprint")
+"""What :func:`broken_claims` checks of the drop-in, per ``region_analysis`` setting."""
+
+
+def broken_claims(row: Row) -> dict[str, list[str]]:
+    """``"<check> region=<bool>"`` -> what breaks it in ``row``'s drop-in cells: a leaf
+    whose prediction the executable contradicts, a warning saying XLA copies a donor it does
+    not copy, outputs unlike the undonated compile's, a footprint above ``jax.jit`` compiled
+    with the same XLA options (multi-device programs keep XLA's default in the drop-in)."""
+    out: dict[str, list[str]] = {}
+    for region, cell in row.dropin.items():
+        same = row.cells["jax", "region" if region and row.variant.devices == 1 else "default"]
+        problems = {
+            "disagreement": [f"{x.path}: predicted {x.predicted}, measured {x.measured}"
+                             for x in cell.disagreements],
+            "false copy warning": [w.message for w in cell.false_warnings],
+            "numbers": [] if cell.numbers_equal else ["outputs differ"],
+            "footprint": ([f"{cell.footprint} B > {same.footprint} B"]
+                          if cell.footprint > same.footprint else []),
+        }
+        for check in CLAIMS:
+            out[f"{check} region={region}"] = problems[check]
+    return out
 
 
 def _predict(fn: analysis.FunctionModel, ordering: analysis.Ordering,
