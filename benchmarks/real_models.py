@@ -1,29 +1,44 @@
 """Real-model benchmark: the plan's per-donor prediction against what XLA's executable does.
 
-Eighteen steps written as Flax (NNX and linen), Equinox and optax users write them (an MLP
-classifier with adamw, natural and reordered outputs; a 2-layer decoder LM with
-``clip_by_global_norm`` + adamw; gradient accumulation with ``scan``; an EMA of the params;
-KV-cache decoding), each flat and nested (the step is an inner ``jax.jit`` /
-``eqx.filter_jit`` / ``nnx.jit`` called from the outer jit: one ``func.call`` in the module).
+Twenty steps written as Flax (NNX and linen), Equinox and optax users write them
+(:data:`VARIANTS`: an MLP classifier with adamw, natural and reordered outputs; a 2-layer
+decoder LM with ``clip_by_global_norm`` + adamw; gradient accumulation with ``scan``; an EMA
+of the params; KV-cache decoding; a deep hand-written Adam), and eight steps of public code
+bases rewritten at toy size (:data:`PUBLIC_VARIANTS`: Flax's Gemma example and miniGPT
+tutorial, EasyLM's LLaMA, Levanter's trainer, t5x's micro-batched accumulation, an
+``optax.MultiSteps`` step, a ``jax.shard_map`` data-parallel step on 4 host devices, an
+autoregressive ``fori_loop`` decode into a donated KV cache), each flat and nested (the step
+is an inner ``jax.jit`` / ``eqx.filter_jit`` / ``nnx.jit`` called from the outer jit: one
+``func.call`` in the module).
 
 For each, two pairings (JAX's greedy one and the plan's, with the unpaired donors keeping JAX's
 pair as the drop-in does) compiled twice (XLA:CPU's default copy insertion and
 ``xla_cpu_copy_insertion_use_region_analysis=True``). Per donated leaf the rules predict
 copy-free / copied / not donated for that pairing under that compile's ordering
 (:func:`jax_use_donated.analysis.ordering_for`), and :mod:`jax_use_donated.dropin.xla_truth` reads
-what the executable does; a disagreement is a rule to fix.
+what the executable does; a disagreement is a rule to fix. Then the drop-in as users run it
+(:func:`measure_dropin`, with ``region_analysis`` on and off): its plan measured leaf by leaf
+as ``jud.plan`` does, its ``jud.DonationWarning``s (one saying XLA copies a donor the
+executable does not copy is a false warning) and its footprint next to ``jax.jit``'s.
 
-    python benchmarks/real_models.py            # every variant, a few minutes on CPU
+    python benchmarks/real_models.py            # every variant (about 35 minutes on 2 cores)
     python benchmarks/real_models.py --quick    # three variants
     python benchmarks/real_models.py --only nnx_mlp,ema_train --verbose
+    python benchmarks/real_models.py --only shard_map_dp,optax_multisteps --no-dropin
     python benchmarks/real_models.py --catalogue   # also benchmarks/catalogue.py's programs
 
-Writes ``benchmarks/results/real_models.md`` (not with ``--only`` / ``--quick``).
+A run that includes ``shard_map_dp`` re-executes itself with
+``XLA_FLAGS=--xla_force_host_platform_device_count=4`` (single-device steps measure the same
+with 4 host devices). Writes ``benchmarks/results/real_models.md`` (not with ``--only`` /
+``--quick``).
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
+import os
+import re
 import sys
 import time
 import warnings
@@ -51,6 +66,7 @@ from jax_use_donated.analysis.plan import PairChecker
 from jax_use_donated.analysis.xla_fallback import xla_fallback
 from jax_use_donated.dropin import jax_internals, records
 from jax_use_donated.dropin.options import PlannerOptions
+from jax_use_donated.dropin.records import CallPlan, LeafDonation
 from jax_use_donated.dropin.xla_truth import Outcome, read_truth
 
 
@@ -187,6 +203,9 @@ class Variant:
     training: bool
     make: Callable[[bool], tuple[Any, tuple[Any, ...]]]
     note: str = ""
+    devices: int = 1
+    """Host devices the step needs (more than one: the process runs with
+    :data:`HOST_DEVICES_FLAG`)."""
 
 
 def _jax_jit(step: Callable[..., Any], nested: bool, **kw: Any) -> Any:
@@ -522,6 +541,560 @@ VARIANTS: list[Variant] = [
 assert len(VARIANTS) == 20
 
 
+# ------------------------------------------------------------------------- public steps
+#
+# Train steps of public code bases, rewritten here from their structure (what is donated, in
+# which order the state comes back, what the step does), scaled down to run on 2 CPU cores in
+# seconds. Sources: Flax's Gemma example (``examples/gemma/train.py``) and miniGPT tutorial
+# (``docs_nnx/examples/minigpt.md``), EasyLM (``EasyLM/models/llama/llama_train.py``),
+# Levanter (``src/levanter/trainer.py``, ``trainer_state.py``), t5x (``t5x/trainer.py``:
+# ``accumulate_grads_microbatched``, ``apply_grads``), optax (``MultiSteps``), and the
+# data-parallel ``shard_map`` step of JAX's sharding tutorials. Kept out of :data:`VARIANTS`
+# (which the tests require to agree with the executable everywhere) while the rules they
+# expose are being fixed: ``tests/test_public_steps.py`` pins them (:func:`broken_claims`).
+
+SHARD_DEVICES = 4                    # host devices the shard_map step runs on
+HOST_DEVICES_FLAG = f"--xla_force_host_platform_device_count={SHARD_DEVICES}"
+
+
+def _nnx_jit(step: Callable[..., Any], nested: bool, **kw: Any) -> Any:
+    """``nnx.jit(step, **kw)``; nested: an outer ``nnx.jit`` whose body calls
+    ``nnx.jit(step)`` (argument names in ``static_argnames`` / ``donate_argnames`` become
+    positions for the outer function, which has none)."""
+    if not nested:
+        return nnx.jit(step, **kw)
+    names = list(inspect.signature(step).parameters)
+    statics = kw.pop("static_argnames", ())
+    if "donate_argnames" in kw:
+        kw["donate_argnums"] = tuple(names.index(n) for n in kw.pop("donate_argnames"))
+    inner = nnx.jit(step, static_argnames=statics)
+    return nnx.jit(lambda *a: inner(*a),
+                   static_argnums=tuple(names.index(n) for n in statics), **kw)
+
+
+def _rope(x: jax.Array) -> jax.Array:
+    """Rotary position embedding over the sequence axis of ``x`` ([batch, seq, heads, dim])."""
+    half = x.shape[-1] // 2
+    freq = 1.0 / (10_000 ** (jnp.arange(half) / half))
+    angle = jnp.arange(x.shape[1])[:, None] * freq[None]
+    sin, cos = jnp.sin(angle)[None, :, None], jnp.cos(angle)[None, :, None]
+    a, b = x[..., :half], x[..., half:]
+    return jnp.concatenate([a * cos - b * sin, b * cos + a * sin], axis=-1)
+
+
+def _causal_attention(q: jax.Array, k: jax.Array, v: jax.Array) -> jax.Array:
+    """Softmax attention with a causal mask, ``[batch, seq, heads, dim]`` in and out."""
+    seq = q.shape[1]
+    scores = jnp.einsum("bqhd,bkhd->bhqk", q, k) / jnp.sqrt(q.shape[-1]).astype(q.dtype)
+    scores = jnp.where(jnp.tril(jnp.ones((seq, seq), bool)), scores, -1e9)
+    return jnp.einsum("bhqk,bkhd->bqhd", jax.nn.softmax(scores, axis=-1), v)
+
+
+# Flax's Gemma example: pre-norm blocks (RMSNorm, rotary attention, gated GELU), logits from
+# the embedding table itself; ``nnx.jit(..., donate_argnames=("model", "optimizer"))``,
+# adamw on a warmup + rsqrt schedule, metrics updated inside the step (not donated).
+
+class GemmaBlock(nnx.Module):
+    def __init__(self, rngs: nnx.Rngs, heads: int = 2) -> None:
+        self.heads = heads
+        self.pre_attn = nnx.RMSNorm(E, rngs=rngs)
+        self.qkv = nnx.Linear(E, 3 * E, use_bias=False, rngs=rngs)
+        self.proj = nnx.Linear(E, E, use_bias=False, rngs=rngs)
+        self.pre_ffw = nnx.RMSNorm(E, rngs=rngs)
+        self.gate = nnx.Linear(E, 2 * E, use_bias=False, rngs=rngs)
+        self.up = nnx.Linear(E, 2 * E, use_bias=False, rngs=rngs)
+        self.down = nnx.Linear(2 * E, E, use_bias=False, rngs=rngs)
+
+    def __call__(self, x: jax.Array) -> jax.Array:
+        b, t, _ = x.shape
+        q, k, v = jnp.split(self.qkv(self.pre_attn(x)).reshape(b, t, self.heads, -1), 3, -1)
+        x = x + self.proj(_causal_attention(_rope(q), _rope(k), v).reshape(b, t, E))
+        h = self.pre_ffw(x)
+        return x + self.down(jax.nn.gelu(self.gate(h)) * self.up(h))
+
+
+class TinyGemma(nnx.Module):
+    def __init__(self, rngs: nnx.Rngs) -> None:
+        self.embedder = nnx.Embed(V, E, rngs=rngs)
+        self.blocks = nnx.List([GemmaBlock(rngs) for _ in range(L)])
+        self.final_norm = nnx.RMSNorm(E, rngs=rngs)
+        self.dropout = nnx.Dropout(0.1)
+
+    def __call__(self, tokens: jax.Array, rngs: nnx.Rngs) -> jax.Array:
+        x = self.embedder(tokens) * jnp.sqrt(E).astype(jnp.float32)
+        x = self.dropout(x, rngs=rngs)
+        for block in self.blocks:
+            x = block(x)
+        return self.embedder.attend(self.final_norm(x))
+
+
+def _smoothed_xent(logits: jax.Array, targets: jax.Array, weights: jax.Array,
+                   label_smoothing: float) -> jax.Array:
+    """Per-sequence cross entropy against label-smoothed one-hot targets, pad-weighted."""
+    vocab = logits.shape[-1]
+    on = 1.0 - label_smoothing
+    off = label_smoothing / (vocab - 1)
+    soft = jax.nn.one_hot(targets, vocab) * (on - off) + off
+    loss = -jnp.sum(soft * jax.nn.log_softmax(logits), axis=-1) * weights
+    return loss.sum(axis=1) * loss.shape[0] / jnp.maximum(weights.sum(), 1.0)
+
+
+def _gemma_step(nested: bool) -> tuple[Any, tuple[Any, ...]]:
+    model = TinyGemma(nnx.Rngs(0))
+    warmup = 10
+    schedule = optax.join_schedules(
+        [optax.linear_schedule(0.0, 1e-3, warmup),
+         lambda n: 1e-3 * ((n + warmup) ** -0.5) * warmup ** 0.5],
+        boundaries=[warmup])
+    optimizer = nnx.Optimizer(model, optax.adamw(schedule, b1=0.9, b2=0.98, eps=1e-9,
+                                                 weight_decay=0.1), wrt=nnx.Param)
+    rngs = nnx.Rngs(params=0, dropout=1)
+    metrics = nnx.MultiMetric(loss=nnx.metrics.Average("loss"),
+                              accuracy=nnx.metrics.Accuracy())
+    tokens = jax.random.randint(_key(6), (B // 4, T), 0, V)
+    batch = {"inputs": tokens, "targets": jnp.roll(tokens, -1, axis=1)}
+
+    def train_step(model: TinyGemma, optimizer: nnx.Optimizer, rngs: nnx.Rngs,
+                   batch: dict[str, jax.Array], train_metrics: nnx.MultiMetric,
+                   label_smoothing: float = 0.0, pad_id: int = 0) -> None:
+        inputs, targets = batch["inputs"], batch["targets"]
+        weights = (inputs > pad_id).astype(jnp.float32)
+
+        def loss_fn(model: TinyGemma, rngs: nnx.Rngs) -> Any:
+            logits = model(inputs, rngs)
+            per_sample = _smoothed_xent(logits, targets, weights, label_smoothing)
+            return per_sample.mean(), (per_sample, logits)
+
+        (_, (per_sample, logits)), grads = nnx.value_and_grad(loss_fn, has_aux=True)(
+            model, rngs)
+        optimizer.update(model, grads)
+        train_metrics.update(loss=per_sample, logits=logits, labels=targets,
+                             mask={"accuracy": inputs > pad_id})
+
+    step = _nnx_jit(train_step, nested, static_argnames=("label_smoothing", "pad_id"),
+                    donate_argnames=("model", "optimizer"))
+    return step, (model, optimizer, rngs, batch, metrics, 0.0, 0)
+
+
+# Flax's miniGPT tutorial: learned token + position embeddings, post-norm blocks with
+# dropout, ``@nnx.jit(donate_argnums=(0, 1, 3))``: model, optimizer and the batch donated,
+# the metrics not; adam; the step returns nothing.
+
+class MiniGptBlock(nnx.Module):
+    def __init__(self, rngs: nnx.Rngs) -> None:
+        self.mha = nnx.MultiHeadAttention(num_heads=2, in_features=E, decode=False, rngs=rngs)
+        self.dropout1 = nnx.Dropout(0.1, rngs=rngs)
+        self.layer_norm1 = nnx.LayerNorm(E, epsilon=1e-6, rngs=rngs)
+        self.mlp = nnx.Sequential(nnx.Linear(E, 2 * E, rngs=rngs), nnx.relu,
+                                  nnx.Linear(2 * E, E, rngs=rngs), nnx.Dropout(0.1, rngs=rngs))
+        self.layer_norm2 = nnx.LayerNorm(E, epsilon=1e-6, rngs=rngs)
+
+    def __call__(self, x: jax.Array) -> jax.Array:
+        attended = self.dropout1(self.mha(x, mask=nnx.make_causal_mask(x[..., 0])))
+        x = self.layer_norm1(x + attended)
+        return self.layer_norm2(x + self.mlp(x))
+
+
+class MiniGpt(nnx.Module):
+    def __init__(self, rngs: nnx.Rngs) -> None:
+        self.token_emb = nnx.Embed(V, E, rngs=rngs)
+        self.pos_emb = nnx.Embed(T, E, rngs=rngs)
+        self.blocks = nnx.Sequential(*[MiniGptBlock(rngs) for _ in range(L)])
+        self.output_layer = nnx.Linear(E, V, rngs=rngs)
+
+    def __call__(self, tokens: jax.Array) -> jax.Array:
+        x = self.token_emb(tokens) + self.pos_emb(jnp.arange(tokens.shape[1])[None])
+        return self.output_layer(self.blocks(x))
+
+
+def _minigpt_step(nested: bool) -> tuple[Any, tuple[Any, ...]]:
+    model = MiniGpt(nnx.Rngs(0))
+    optimizer = nnx.Optimizer(model, optax.adam(1e-3), wrt=nnx.Param)
+    metrics = nnx.MultiMetric(loss=nnx.metrics.Average("loss"))
+    tokens = jax.random.randint(_key(7), (B // 4, T + 1), 0, V)
+    batch = (tokens[:, :-1], tokens[:, 1:])
+
+    def loss_fn(model: MiniGpt, batch: tuple[jax.Array, jax.Array]) -> Any:
+        logits = model(batch[0])
+        return optax.softmax_cross_entropy_with_integer_labels(logits, batch[1]).mean(), logits
+
+    def train_step(model: MiniGpt, optimizer: nnx.Optimizer, metrics: nnx.MultiMetric,
+                   batch: tuple[jax.Array, jax.Array]) -> None:
+        (loss, _), grads = nnx.value_and_grad(loss_fn, has_aux=True)(model, batch)
+        metrics.update(loss=loss)
+        optimizer.update(model, grads)
+
+    return _nnx_jit(train_step, nested, donate_argnums=(0, 1, 3)), (
+        model, optimizer, metrics, batch)
+
+
+# EasyLM's LLaMA ``train_step(train_state, rng, batch)``: a flax ``TrainState``, the RNG key
+# donated with it and returned second (split for the dropout streams), metrics third;
+# clip_by_global_norm + adamw on a warmup-cosine schedule with a weight-decay mask.
+
+class LlamaRMSNorm(nn.Module):
+    @nn.compact
+    def __call__(self, x: jax.Array) -> jax.Array:
+        scale = self.param("kernel", nn.initializers.ones, (x.shape[-1],))
+        return x * jax.lax.rsqrt(jnp.mean(x * x, axis=-1, keepdims=True) + 1e-6) * scale
+
+
+class LlamaBlock(nn.Module):
+    heads: int = 2
+
+    @nn.compact
+    def __call__(self, x: jax.Array, deterministic: bool) -> jax.Array:
+        b, t, _ = x.shape
+        h = LlamaRMSNorm()(x)
+        q, k, v = (nn.Dense(E, use_bias=False)(h).reshape(b, t, self.heads, -1)
+                   for _ in range(3))
+        attended = _causal_attention(_rope(q), _rope(k), v).reshape(b, t, E)
+        x = x + nn.Dropout(0.0)(nn.Dense(E, use_bias=False)(attended),
+                                deterministic=deterministic)
+        h = LlamaRMSNorm()(x)
+        gated = nn.silu(nn.Dense(2 * E, use_bias=False)(h)) * nn.Dense(2 * E, use_bias=False)(h)
+        return x + nn.Dropout(0.0)(nn.Dense(E, use_bias=False)(gated),
+                                   deterministic=deterministic)
+
+
+class TinyLlama(nn.Module):
+    @nn.compact
+    def __call__(self, tokens: jax.Array, deterministic: bool = True) -> jax.Array:
+        x = nn.Dropout(0.0)(nn.Embed(V, E)(tokens), deterministic=deterministic)
+        for _ in range(L):
+            x = LlamaBlock()(x, deterministic)
+        return nn.Dense(V, use_bias=False)(LlamaRMSNorm()(x))
+
+
+class _KeyStream:
+    """EasyLM's stateful key holder: each call splits the held key."""
+
+    def __init__(self, key: jax.Array) -> None:
+        self.key = key
+
+    def __call__(self, names: tuple[str, ...] | None = None) -> Any:
+        if names is None:
+            self.key, sub = jax.random.split(self.key)
+            return sub
+        keys = jax.random.split(self.key, len(names) + 1)
+        self.key = keys[0]
+        return dict(zip(names, keys[1:], strict=True))
+
+
+def _masked_xent_and_accuracy(logits: jax.Array, tokens: jax.Array,
+                              valid: jax.Array) -> tuple[jax.Array, jax.Array]:
+    length = jnp.maximum(valid.sum(axis=-1), 1e-10)
+    logp = jnp.take_along_axis(jax.nn.log_softmax(logits), tokens[..., None], -1)[..., 0]
+    loss = -jnp.mean(jnp.sum(jnp.where(valid > 0, logp, 0.0), axis=-1) / length)
+    correct = jnp.where(valid > 0, jnp.argmax(logits, -1) == tokens, False)
+    return loss, jnp.mean(correct.sum(axis=-1) / length)
+
+
+def _easylm_step(nested: bool) -> tuple[Any, tuple[Any, ...]]:
+    from flax.training.train_state import TrainState
+
+    model = TinyLlama()
+    tokens = jax.random.randint(_key(8), (B // 4, T + 1), 0, V)
+    batch = {"input_tokens": tokens[:, :-1], "target_tokens": tokens[:, 1:],
+             "loss_masks": jnp.ones((B // 4, T), jnp.float32)}
+    schedule = optax.warmup_cosine_decay_schedule(0.0, 1e-2, 20, 1000, 1e-3)
+    tx = optax.chain(optax.clip_by_global_norm(1.0), optax.adamw(
+        schedule, b1=0.9, b2=0.95, weight_decay=1e-4,
+        mask=lambda p: jax.tree.map(lambda a: a.ndim > 1, p)))
+    params = model.init(_key(), batch["input_tokens"])
+    state = TrainState.create(apply_fn=None, params=params, tx=tx)
+    rng = jax.random.PRNGKey(42)
+    streams = ("params", "dropout", "fcm")
+
+    def train_step(train_state: Any, rng: jax.Array, batch: dict[str, jax.Array]) -> Any:
+        keys = _KeyStream(rng)
+
+        def loss_and_accuracy(params: Any) -> Any:
+            logits: jax.Array = model.apply(  # pyright: ignore[reportAssignmentType]
+                params, batch["input_tokens"], deterministic=False, rngs=keys(streams))
+            return _masked_xent_and_accuracy(logits, batch["target_tokens"],
+                                             batch["loss_masks"])
+
+        (loss, accuracy), grads = jax.value_and_grad(loss_and_accuracy, has_aux=True)(
+            train_state.params)
+        train_state = train_state.apply_gradients(grads=grads)
+        metrics = {"loss": loss, "accuracy": accuracy,
+                   "learning_rate": schedule(train_state.step),
+                   "gradient_norm": optax.global_norm(grads),
+                   "param_norm": optax.global_norm(train_state.params)}
+        return train_state, keys(), metrics
+
+    return _jax_jit(train_step, nested, donate_argnums=(0, 1)), (state, rng, batch)
+
+
+# Levanter's trainer: an Equinox ``TrainerState`` (step, model, optimizer state, training
+# key) donated whole (``named_jit(..., donate_args=(True,))``), the step returning
+# ``(loss, new_state, metrics, hook_infos)``: the state comes back second. The optimizer is
+# Levanter's AdamConfig: clip + scale_by_adam + decoupled decay + a scheduled learning rate,
+# under ``optax.inject_hyperparams``.
+
+class EqxBlock(eqx.Module):
+    ln1: eqx.nn.LayerNorm
+    qkv: eqx.nn.Linear
+    proj: eqx.nn.Linear
+    ln2: eqx.nn.LayerNorm
+    up: eqx.nn.Linear
+    down: eqx.nn.Linear
+
+    def __init__(self, key: jax.Array) -> None:
+        k = jax.random.split(key, 4)
+        self.ln1, self.ln2 = eqx.nn.LayerNorm(E), eqx.nn.LayerNorm(E)
+        self.qkv = eqx.nn.Linear(E, 3 * E, key=k[0])
+        self.proj = eqx.nn.Linear(E, E, key=k[1])
+        self.up = eqx.nn.Linear(E, 2 * E, key=k[2])
+        self.down = eqx.nn.Linear(2 * E, E, key=k[3])
+
+    def __call__(self, x: jax.Array) -> jax.Array:       # [seq, embed]
+        t = x.shape[0]
+        q, k, v = jnp.split(jax.vmap(self.qkv)(jax.vmap(self.ln1)(x)).reshape(t, 2, -1),
+                            3, -1)
+        attended = _causal_attention(q[None], k[None], v[None])[0].reshape(t, E)
+        x = x + jax.vmap(self.proj)(attended)
+        return x + jax.vmap(self.down)(jax.nn.gelu(jax.vmap(self.up)(jax.vmap(self.ln2)(x))))
+
+
+class EqxLM(eqx.Module):
+    embed: eqx.nn.Embedding
+    blocks: list[EqxBlock]
+    head: eqx.nn.Linear
+
+    def __init__(self, key: jax.Array) -> None:
+        keys = jax.random.split(key, L + 2)
+        self.embed = eqx.nn.Embedding(V, E, key=keys[0])
+        self.blocks = [EqxBlock(k) for k in keys[1:-1]]
+        self.head = eqx.nn.Linear(E, V, key=keys[-1])
+
+    def __call__(self, tokens: jax.Array, key: jax.Array) -> jax.Array:   # [seq]
+        x = jax.vmap(self.embed)(tokens)
+        x = x * jax.random.bernoulli(key, 0.9, x.shape) / 0.9       # embedding dropout
+        for block in self.blocks:
+            x = block(x)
+        return jax.vmap(self.head)(x)
+
+
+class TrainerState(eqx.Module):
+    step: jax.Array
+    model: EqxLM
+    opt_state: Any
+    training_key: jax.Array
+    optimizer: optax.GradientTransformation = eqx.field(static=True)
+
+
+def _levanter_tx() -> optax.GradientTransformation:
+    def adam(learning_rate: Any) -> optax.GradientTransformation:
+        return optax.chain(optax.clip_by_global_norm(1.0), optax.scale_by_adam(0.9, 0.95),
+                           optax.add_decayed_weights(0.1), optax.scale(-1.0),
+                           optax.scale_by_learning_rate(learning_rate, flip_sign=False))
+
+    schedule = optax.warmup_cosine_decay_schedule(0.0, 3e-3, 10, 1000)
+    return optax.inject_hyperparams(adam)(learning_rate=schedule)
+
+
+def _levanter_step(nested: bool) -> tuple[Any, tuple[Any, ...]]:
+    model = EqxLM(_key(9))
+    tx = _levanter_tx()
+    state = TrainerState(jnp.int32(0), model, tx.init(eqx.filter(model, eqx.is_array)),
+                         jax.random.PRNGKey(5), tx)
+    tokens = jax.random.randint(_key(10), (B // 4, T + 1), 0, V)
+
+    def loss_fn(model: EqxLM, tokens: jax.Array, key: jax.Array) -> jax.Array:
+        keys = jax.random.split(key, tokens.shape[0])
+        logits = jax.vmap(model)(tokens[:, :-1], keys)
+        return _xent(logits.reshape(-1, V), tokens[:, 1:].reshape(-1))
+
+    def train_step(state: TrainerState, tokens: jax.Array) -> Any:
+        key, new_key = jax.random.split(state.training_key)
+        loss, grads = eqx.filter_value_and_grad(loss_fn)(state.model, tokens, key)
+        updates, opt_state = state.optimizer.update(
+            grads, state.opt_state, eqx.filter(state.model, eqx.is_array))
+        model = eqx.apply_updates(state.model, updates)
+        new_state = TrainerState(state.step + 1, model, opt_state, new_key, state.optimizer)
+        return loss, new_state, {"train/loss": loss}, None
+
+    return _jax_jit(train_step, nested, donate_argnums=(0,)), (state, tokens)
+
+
+# t5x's trainer: ``train_step(train_state, batch)`` with ``donate_argnums=(0,)``; the
+# dropout key folds the step into a base key; ``accumulate_grads_microbatched`` runs a
+# ``fori_loop`` over micro-batches (``dynamic_slice`` of the batch) carrying the key, a
+# float32 gradient accumulator started at zeros inside the step, and metrics merged under a
+# ``cond`` on the first iteration; ``apply_grads`` applies them at the scheduled learning rate
+# (adafactor, its rate injected). Returns ``(new_train_state, metrics)``.
+
+class DropoutLM(nn.Module):
+    @nn.compact
+    def __call__(self, tokens: jax.Array, deterministic: bool = True) -> jax.Array:
+        x = nn.Dropout(0.1)(nn.Embed(V, E)(tokens), deterministic=deterministic)
+        for _ in range(L):
+            x = LinenBlock()(x)
+        return nn.Dense(V)(nn.LayerNorm()(x))
+
+
+def _t5x_step(nested: bool) -> tuple[Any, tuple[Any, ...]]:
+    from flax.training.train_state import TrainState
+
+    model = DropoutLM()
+    tokens = jax.random.randint(_key(11), (B // 2, T + 1), 0, V)
+    batch = {"decoder_input_tokens": tokens[:, :-1], "decoder_target_tokens": tokens[:, 1:],
+             "decoder_loss_weights": jnp.ones((B // 2, T), jnp.float32)}
+    params = model.init(_key(), batch["decoder_input_tokens"])["params"]
+    tx = optax.inject_hyperparams(lambda learning_rate: optax.adafactor(learning_rate))(
+        learning_rate=1e-2)
+    state = TrainState.create(apply_fn=None, params=params, tx=tx)
+    base_rng = jax.random.PRNGKey(17)
+    micro = MICRO
+    size = (B // 2) // micro
+
+    def learning_rate(step: jax.Array) -> jax.Array:
+        return 1e-2 / jnp.sqrt(jnp.maximum(step, 10).astype(jnp.float32))
+
+    def loss_fn(params: Any, mbatch: dict[str, jax.Array], rng: jax.Array) -> Any:
+        logits: jax.Array = model.apply(  # pyright: ignore[reportAssignmentType]
+            {"params": params}, mbatch["decoder_input_tokens"], deterministic=False,
+            rngs={"dropout": rng})
+        losses = optax.softmax_cross_entropy_with_integer_labels(
+            logits, mbatch["decoder_target_tokens"]) * mbatch["decoder_loss_weights"]
+        loss = losses.sum()
+        return loss, {"loss": loss, "weight_sum": mbatch["decoder_loss_weights"].sum()}
+
+    def train_step(train_state: Any, batch: dict[str, jax.Array]) -> Any:
+        dropout_rng = jax.random.fold_in(base_rng, train_state.step)
+        grad_fn = jax.value_and_grad(loss_fn, has_aux=True)
+
+        def microbatch(i: jax.Array) -> dict[str, jax.Array]:
+            return {k: jax.lax.dynamic_slice_in_dim(b, i * size, size) for k, b in batch.items()}
+
+        def per_microbatch(i: jax.Array, carry: Any) -> Any:
+            rng, grad_accum, prev = carry
+            rng, sub = jax.random.split(rng)
+            (_, metrics), grad = grad_fn(train_state.params, microbatch(i), sub)
+            grad_accum = jax.tree.map(jnp.add, grad_accum, grad)
+            metrics = jax.lax.cond(i == 0, lambda: metrics,
+                                   lambda: jax.tree.map(jnp.add, prev, metrics))
+            return rng, grad_accum, metrics
+
+        zeros = jax.tree.map(lambda p: jnp.zeros(p.shape, jnp.float32), train_state.params)
+        init_metrics = {"loss": jnp.float32(0), "weight_sum": jnp.float32(0)}
+        _, grad_accum, metrics = jax.lax.fori_loop(
+            0, micro, per_microbatch, (dropout_rng, zeros, init_metrics))
+        lr = learning_rate(train_state.step)
+        opt_state = train_state.opt_state
+        opt_state = opt_state._replace(hyperparams={**opt_state.hyperparams,
+                                                    "learning_rate": lr})
+        new_state = train_state.replace(opt_state=opt_state).apply_gradients(grads=grad_accum)
+        return new_state, {**metrics, "learning_rate": lr}
+
+    return _jax_jit(train_step, nested, donate_argnums=(0,)), (state, batch)
+
+
+# optax.MultiSteps (EasyLM's ``accumulate_gradient_steps``): the optimizer state carries the
+# gradient accumulator and the inner adamw state; every k-th call applies the mean, the others
+# return zero updates, chosen by ``lax.cond`` inside optax.
+
+def _multisteps_step(nested: bool) -> tuple[Any, tuple[Any, ...]]:
+    model = LinenMLP()
+    tx = optax.MultiSteps(optax.adamw(1e-3), every_k_schedule=4)
+    x, y = _xy()
+    params = model.init(_key(), x)
+    opt_state = tx.init(params)
+
+    def train_step(params: Any, opt_state: Any, x: jax.Array, y: jax.Array) -> Any:
+        loss, grads = jax.value_and_grad(lambda p: _xent(model.apply(p, x), y))(params)
+        updates, opt_state = tx.update(grads, opt_state, params)
+        return optax.apply_updates(params, updates), opt_state, loss
+
+    return _jax_jit(train_step, nested, donate_argnums=(0, 1)), (params, opt_state, x, y)
+
+
+# Data parallelism by hand: ``jax.shard_map`` over a 4-device ``batch`` axis, parameters and
+# adam state replicated and donated, each device's gradients summed with ``psum`` (the body
+# lowers to ``sdy.manual_computation``).
+
+def _shard_map_step(nested: bool) -> tuple[Any, tuple[Any, ...]]:
+    from jax.sharding import NamedSharding
+    from jax.sharding import PartitionSpec as P
+
+    devices = jax.devices()
+    if len(devices) < SHARD_DEVICES:
+        raise RuntimeError(f"shard_map_dp needs {SHARD_DEVICES} devices: set XLA_FLAGS="
+                           f"{HOST_DEVICES_FLAG} before JAX starts (main() re-executes itself)")
+    mesh = jax.make_mesh((SHARD_DEVICES,), ("batch",), devices=devices[:SHARD_DEVICES])
+    model, tx = LinenMLP(), optax.adam(1e-3)
+    x, y = _xy()
+    params = model.init(_key(), x)
+    opt_state = tx.init(params)
+    replicated, split = NamedSharding(mesh, P()), NamedSharding(mesh, P("batch"))
+    params, opt_state = jax.device_put((params, opt_state), replicated)
+    x, y = jax.device_put((x, y), split)
+
+    def local_step(params: Any, opt_state: Any, x: jax.Array, y: jax.Array) -> Any:
+        loss, grads = jax.value_and_grad(lambda p: _xent(model.apply(p, x), y))(params)
+        grads = jax.tree.map(lambda g: jax.lax.psum(g, "batch") / SHARD_DEVICES, grads)
+        updates, opt_state = tx.update(grads, opt_state, params)
+        return (optax.apply_updates(params, updates), opt_state,
+                jax.lax.pmean(loss, "batch"))
+
+    mapped = jax.shard_map(local_step, mesh=mesh, in_specs=(P(), P(), P("batch"), P("batch")),
+                           out_specs=(P(), P(), P()))
+    return _jax_jit(mapped, nested, donate_argnums=(0, 1)), (params, opt_state, x, y)
+
+
+# An autoregressive decode loop: ``fori_loop`` over positions writing a donated KV cache with
+# ``.at[].set`` (greedy decoding of the single-head model of :func:`_kv_jax`).
+
+def _kv_decode_loop(nested: bool) -> tuple[Any, tuple[Any, ...]]:
+    params = _kv_params()
+    k_cache = jnp.zeros((B // 4, T, E))
+    v_cache = jnp.zeros((B // 4, T, E))
+    x = jax.random.normal(_key(4), (B // 4, E))
+    embed = jax.random.normal(_key(12), (V, E)) / 8
+
+    def decode(params: Any, k_cache: jax.Array, v_cache: jax.Array, x: jax.Array) -> Any:
+        def body(pos: jax.Array, carry: Any) -> Any:
+            k_cache, v_cache, x, tokens = carry
+            q, k, v = x @ params["wq"], x @ params["wk"], x @ params["wv"]
+            k_cache = k_cache.at[:, pos].set(k)
+            v_cache = v_cache.at[:, pos].set(v)
+            scores = jnp.einsum("be,bte->bt", q, k_cache) / jnp.sqrt(E)
+            scores = jnp.where(jnp.arange(T)[None] <= pos, scores, -1e9)
+            out = jnp.einsum("bt,bte->be", jax.nn.softmax(scores), v_cache)
+            token = jnp.argmax(out @ params["wo"], axis=-1)
+            return k_cache, v_cache, embed[token], tokens.at[:, pos].set(token)
+
+        tokens = jnp.zeros((x.shape[0], T), jnp.int32)
+        k_cache, v_cache, _, tokens = jax.lax.fori_loop(0, T, body,
+                                                        (k_cache, v_cache, x, tokens))
+        return tokens, k_cache, v_cache
+
+    return _jax_jit(decode, nested, donate_argnums=(1, 2)), (params, k_cache, v_cache, x)
+
+
+PUBLIC_VARIANTS: list[Variant] = [
+    Variant("gemma_nnx", "nnx", True, _gemma_step,
+            "Flax examples/gemma: nnx.jit donate_argnames=(model, optimizer), metrics inside"),
+    Variant("minigpt_nnx", "nnx", True, _minigpt_step,
+            "Flax miniGPT tutorial: donate_argnums=(0, 1, 3), the batch donated too"),
+    Variant("easylm_llama", "linen", True, _easylm_step,
+            "EasyLM LLaMA: TrainState and RNG key donated, returns state, key, metrics"),
+    Variant("levanter_trainer", "equinox", True, _levanter_step,
+            "Levanter: TrainerState donated, returns loss, state, metrics, hooks"),
+    Variant("t5x_microbatch", "linen", True, _t5x_step,
+            "t5x: fori_loop over 4 micro-batches, accumulator started inside, adafactor"),
+    Variant("optax_multisteps", "optax", True, _multisteps_step,
+            "optax.MultiSteps(adamw, every_k_schedule=4): lax.cond inside optax"),
+    Variant("shard_map_dp", "jax", True, _shard_map_step,
+            f"jax.shard_map data parallelism on {SHARD_DEVICES} host devices, grads psum'ed",
+            devices=SHARD_DEVICES),
+    Variant("kv_decode_loop", "jax", False, _kv_decode_loop,
+            "fori_loop decoding T tokens into a donated KV cache with .at[].set"),
+]
+
+
 def catalogue_variants(n: int = 32) -> list[Variant]:
     """The single-device programs of :mod:`benchmarks.catalogue` as variants (``n``: the size
     of their square operands)."""
@@ -590,6 +1163,110 @@ class Row:
     """(pairing ``jax`` / ``ours``, compile ``default`` / ``region``) -> cell."""
     names: dict[int, str]
     seconds: float
+    dropin: dict[bool, DropinCell] = field(default_factory=dict)
+    """``region_analysis`` -> the drop-in as it runs with that setting (``run_variant(...,
+    dropin=True)``)."""
+
+
+@dataclass(frozen=True)
+class WarningClaim:
+    """One ``jud.DonationWarning`` the drop-in emitted while lowering."""
+
+    parameter: int | None
+    """The ``@main`` parameter it names (``%argN``), ``None`` for a summary line."""
+    claims_copy: bool
+    """It says XLA copies that donor (JAX's pair kept, "XLA inserts a copy")."""
+    message: str
+    where: str
+    """``file:line`` the warning points at."""
+
+
+@dataclass
+class DropinCell:
+    """The drop-in as users run it (``jud.enabled(region_analysis=...)`` around the library's
+    own jit): its plan with every donated leaf measured in the executable (what
+    :func:`jax_use_donated.plan` returns), the warnings it emitted, its footprint."""
+
+    region_analysis: bool
+    plan: CallPlan
+    warnings: list[WarningClaim]
+    footprint: int
+    copies: int
+    numbers_equal: bool
+
+    @property
+    def disagreements(self) -> list[LeafDonation]:
+        return self.plan.disagreements
+
+    @property
+    def false_warnings(self) -> list[WarningClaim]:
+        """Warnings claiming XLA copies a donor that the executable does not copy."""
+        measured = {x.parameter: x.measured for x in self.plan.donations}
+        return [w for w in self.warnings if w.claims_copy
+                and measured.get(w.parameter) != Outcome.COPIED.value]
+
+    def count(self, outcome: Outcome, which: str = "measured") -> int:
+        return sum((x.measured if which == "measured" else x.predicted) == outcome.value
+                   for x in self.plan.donations)
+
+
+_ARG = re.compile(r"\(%arg(\d+):")
+
+
+def _claim(w: warnings.WarningMessage) -> WarningClaim:
+    text = str(w.message)
+    m = _ARG.search(text)
+    return WarningClaim(int(m.group(1)) if m else None, "XLA inserts a copy" in text, text,
+                        f"{Path(w.filename).name}:{w.lineno}")
+
+
+def measure_dropin(variant: Variant, nested: bool, region_analysis: bool, base: int,
+                   reference: list[Any]) -> DropinCell:
+    """Lower and compile a fresh instance of ``variant`` under the switch with this
+    ``region_analysis`` (JAX's caches cleared, so the lowering runs and warns), record its
+    ``DonationWarning``s, and measure every donated leaf as :func:`jax_use_donated.plan`
+    does; ``base``: copies of the undonated compile with the same XLA options."""
+    jax.clear_caches()
+    step, args = variant.make(nested)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with jud.enabled(region_analysis=region_analysis):
+            lowered = _lower(step, args)
+            compiled = lowered.compile()
+    record = records.record_of(lowered.compiler_ir())
+    assert record is not None, variant.name
+    text = compiled.as_text()
+    plan = record.call_plan()
+    donated = [x.parameter for x in plan.donations if x.parameter is not None]
+    plan = plan.with_truth(read_truth(text, donated))
+    claims = [_claim(w) for w in caught if issubclass(w.category, jud.DonationWarning)]
+    return DropinCell(region_analysis, plan, claims, _footprint(compiled),
+                      text.count(" copy(") - base, _same(_run(compiled, args), reference))
+
+
+CLAIMS = ("disagreement", "false copy warning", "numbers", "footprint")
+"""What :func:`broken_claims` checks of the drop-in, per ``region_analysis`` setting."""
+
+
+def broken_claims(row: Row) -> dict[str, list[str]]:
+    """``"<check> region=<bool>"`` -> what breaks it in ``row``'s drop-in cells: a leaf
+    whose prediction the executable contradicts, a warning saying XLA copies a donor it does
+    not copy, outputs unlike the undonated compile's, a footprint above ``jax.jit`` compiled
+    with the same XLA options (multi-device programs keep XLA's default in the drop-in)."""
+    out: dict[str, list[str]] = {}
+    for region, cell in row.dropin.items():
+        same = row.cells["jax", "region" if region and row.variant.devices == 1 else "default"]
+        problems = {
+            "disagreement": [f"{x.path}: predicted {x.predicted}, measured {x.measured}"
+                             for x in cell.disagreements],
+            "false copy warning": [w.message for w in cell.false_warnings],
+            "numbers": [] if cell.numbers_equal else ["outputs differ"],
+            "footprint": ([f"{cell.footprint} B > {same.footprint} B"]
+                          if cell.footprint > same.footprint else []),
+        }
+        for check in CLAIMS:
+            out[f"{check} region={region}"] = problems[check]
+    return out
 
 
 def _predict(fn: analysis.FunctionModel, ordering: analysis.Ordering,
@@ -607,16 +1284,19 @@ def _predict(fn: analysis.FunctionModel, ordering: analysis.Ordering,
 
 
 def _inputs(compiled: Any, args: tuple[Any, ...]) -> list[jax.Array]:
-    """Fresh copies of the arguments' array leaves in the executable's own parameter order:
-    each parameter takes the next unused leaf of its shape and dtype (every compile of a row
-    gets the same inputs, so their outputs must agree whatever the wrapper's flattening)."""
+    """Fresh copies of the arguments' array leaves in the executable's own argument order
+    (with those jit removed as unused, as ``call`` takes them): each argument takes the next
+    unused leaf of its shape and dtype (every compile of a row gets the same inputs, so their
+    outputs must agree whatever the wrapper's flattening)."""
     pool: dict[tuple[Any, ...], list[jax.Array]] = {}
     for leaf in jax.tree.leaves(args):
         if isinstance(leaf, jax.Array):
             pool.setdefault((leaf.shape, leaf.dtype), []).append(leaf)
     taken: dict[tuple[Any, ...], int] = {}
     out: list[jax.Array] = []
-    for aval in compiled._executable.in_avals:
+    executable = compiled._executable
+    info = getattr(executable, "_all_args_info", None)   # unused arguments included
+    for aval in info.in_avals if info is not None else executable.in_avals:
         key = (tuple(aval.shape), aval.dtype)
         i = taken.get(key, 0)
         taken[key] = i + 1
@@ -671,7 +1351,9 @@ def _measure(step: Any, args: tuple[Any, ...], pairs: dict[int, int], donors: li
                 _same(_run(compiled, args), reference))
 
 
-def run_variant(variant: Variant, nested: bool) -> Row:
+def run_variant(variant: Variant, nested: bool, dropin: bool = False) -> Row:
+    """Every pairing and compile of ``variant`` (see the module docstring); ``dropin``: also
+    the drop-in as it runs, with and without region analysis (:func:`measure_dropin`)."""
     t0 = time.perf_counter()
     step, args = variant.make(nested)
     with warnings.catch_warnings():
@@ -689,11 +1371,12 @@ def run_variant(variant: Variant, nested: bool) -> Row:
         calls = sum(op.name == "func.call" for op in function_model(main, inline=False).ops)
         cells: dict[tuple[str, str], Cell] = {}
         reference: list[Any] = []
+        bases: dict[str, int] = {}
         for compile_name, options in COMPILES.items():
             ordering = _ordering(options)
             with _forced({}):
                 unaliased = _lower(step, args).compile(compiler_options=options or None)
-            base = unaliased.as_text().count(" copy(")
+            base = bases[compile_name] = unaliased.as_text().count(" copy(")
             if not reference:
                 reference = _run(unaliased, args)
             plan = analysis.plan_donation(fn, ordering)
@@ -708,7 +1391,11 @@ def run_variant(variant: Variant, nested: bool) -> Row:
                 cell.predicted = _predict(fn, ordering, pairs)
                 cells[pairing, compile_name] = cell
     names = {a.index: a.display_name for a in fn.donors}
-    return Row(variant, nested, len(donors), calls, cells, names, time.perf_counter() - t0)
+    measured = {region: measure_dropin(variant, nested, region,
+                                       bases["region" if region else "default"], reference)
+                for region in ((True, False) if dropin else ())}
+    return Row(variant, nested, len(donors), calls, cells, names, time.perf_counter() - t0,
+               measured)
 
 
 # -------------------------------------------------------------------------------- report
@@ -721,6 +1408,66 @@ def _cell_text(cell: Cell) -> str:
     copied = cell.count(Outcome.COPIED)
     bad = len(cell.disagreements)
     return f"{free}/{copied}/{cell.copies}" + (f" **{bad}✗**" if bad else "")
+
+
+def _outcomes(cell: DropinCell, which: str) -> str:
+    return "/".join(str(cell.count(o, which)) for o in Outcome)
+
+
+def _dropin_text(cell: DropinCell) -> str:
+    """Predicted and measured copy-free/copied/not donated, disagreements, warnings (those
+    claiming a copy, the false ones), XLA copies beyond the undonated compile."""
+    bad = len(cell.disagreements)
+    claims = sum(w.claims_copy for w in cell.warnings)
+    return (f"predicted {_outcomes(cell, 'predicted')} measured {_outcomes(cell, 'measured')}"
+            + (f" **{bad}✗**" if bad else "")
+            + f", warnings {len(cell.warnings)} ({claims} claim a copy, "
+            f"{len(cell.false_warnings)} false), copies {cell.copies}")
+
+
+def dropin_markdown(rows: list[Row]) -> list[str]:
+    """The drop-in as it runs, per row measured with :func:`measure_dropin`."""
+    measured = [r for r in rows if r.dropin]
+    if not measured:
+        return []
+    lines = [
+        "## The drop-in as it runs", "",
+        "`jud.enabled(region_analysis=...)` around the library's own jit (fresh caches): per "
+        "donated leaf the plan's prediction against the executable (copy-free / copied / not "
+        "donated; **✗** disagreements), the `jud.DonationWarning`s it emitted (those saying "
+        "XLA copies the donor, and how many of those the executable contradicts), XLA copies "
+        "beyond the undonated compile, and footprints in bytes (`memory_analysis()`: "
+        "arguments + outputs - aliased + temporaries) next to `jax.jit` without and with "
+        "region analysis; **Δ**: the drop-in minus `jax.jit` compiled with the same XLA "
+        "options (multi-device programs keep XLA's default copy insertion in the drop-in).",
+        "",
+        "| variant | form | region_analysis | predicted | measured | ✗ | warnings (copy / "
+        "false) | copies | jax.jit | jax.jit region | drop-in | Δ |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in measured:
+        for region, c in r.dropin.items():
+            claims = sum(w.claims_copy for w in c.warnings)
+            jax_fp = r.cells["jax", "default"].footprint
+            region_fp = r.cells["jax", "region"].footprint
+            same = region_fp if region and r.variant.devices == 1 else jax_fp
+            lines.append(
+                f"| {r.variant.name} | {'nested' if r.nested else 'flat'} | {region} "
+                f"| {_outcomes(c, 'predicted')} | {_outcomes(c, 'measured')} "
+                f"| {len(c.disagreements)} | {len(c.warnings)} ({claims} / "
+                f"{len(c.false_warnings)}) | {c.copies} | {jax_fp} | {region_fp} "
+                f"| {c.footprint} | {c.footprint - same:+d} |")
+    lines += ["", "Disagreements of the drop-in:", ""]
+    bad = [(r, region, x) for r in measured for region, c in r.dropin.items()
+           for x in c.disagreements]
+    for r, region, x in bad:
+        lines.append(f"- {r.variant.name} ({'nested' if r.nested else 'flat'}, "
+                     f"region_analysis={region}): `{x.path}` ({x.status}) predicted "
+                     f"{x.predicted}, measured {x.measured}"
+                     + (f" ({x.evidence})" if x.evidence else ""))
+    if not bad:
+        lines.append("None.")
+    return [*lines, ""]
 
 
 def markdown(rows: list[Row], elapsed: float) -> str:
@@ -784,7 +1531,8 @@ def markdown(rows: list[Row], elapsed: float) -> str:
                     + (f" ({cell.evidence[d]})" if d in cell.evidence else ""))
     if not any_bad:
         lines.append("None.")
-    lines += ["", "## Variants", ""]
+    lines += ["", *dropin_markdown(rows)]
+    lines += ["## Variants", ""]
     for v in dict.fromkeys(r.variant for r in rows):
         lines.append(f"- `{v.name}` ({v.library}{', training' if v.training else ''})"
                      + (f": {v.note}" if v.note else ""))
@@ -826,6 +1574,22 @@ def chart(rows: list[Row], path: Path) -> None:
     fig.savefig(path, dpi=90)
 
 
+def _host_devices(argv: list[str] | None) -> bool:
+    """Whether this process has (or, for a command-line run, will have) the host devices of
+    the multi-device variants. The device count is read when JAX starts its CPU client: a
+    command started without :data:`HOST_DEVICES_FLAG` re-executes itself with it (before JAX
+    initialises any device); an in-process call (``argv`` given) cannot."""
+    flags = os.environ.get("XLA_FLAGS", "")
+    if HOST_DEVICES_FLAG in flags:
+        return jax.device_count() >= SHARD_DEVICES
+    if argv is not None:
+        return False
+    env = dict(os.environ, XLA_FLAGS=f"{flags} {HOST_DEVICES_FLAG}".strip())
+    sys.stdout.flush()
+    os.execve(sys.executable, [sys.executable, str(Path(__file__).resolve()), *sys.argv[1:]],
+              env)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or '').splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="three variants, flat and nested")
@@ -837,23 +1601,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=None,
                         help="markdown file to write (default: results/real_models.md for "
                              "the full run, none for a partial one)")
+    parser.add_argument("--no-dropin", action="store_true",
+                        help="skip the drop-in as it runs (plan, warnings, footprint)")
     ns = parser.parse_args(argv)
-    chosen = VARIANTS + (catalogue_variants() if ns.catalogue else [])
+    every = VARIANTS + PUBLIC_VARIANTS
+    chosen = every + (catalogue_variants() if ns.catalogue else [])
     if ns.only:
         wanted = set(ns.only.split(","))
-        chosen = [v for v in VARIANTS + catalogue_variants() if v.name in wanted]
+        chosen = [v for v in every + catalogue_variants() if v.name in wanted]
+        if unknown := wanted - {v.name for v in chosen}:
+            parser.error(f"unknown variants: {', '.join(sorted(unknown))}")
     elif ns.quick:
         chosen = [v for v in VARIANTS if v.name in ("linen_mlp", "grad_accum", "kv_decode")]
+    if any(v.devices > 1 for v in chosen) and not _host_devices(argv):
+        print(f"skipping the multi-device variants: this process has no {SHARD_DEVICES} "
+              f"devices (run the command with XLA_FLAGS={HOST_DEVICES_FLAG})")
+        chosen = [v for v in chosen if v.devices == 1]
     t0 = time.perf_counter()
     rows: list[Row] = []
     for v in chosen:
         for nested in (False,) if ns.flat_only else (False, True):
-            row = run_variant(v, nested)
+            row = run_variant(v, nested, dropin=not ns.no_dropin)
             rows.append(row)
             print(f"{v.name:26} {'nested' if nested else 'flat':6} donors={row.donors:3} "
                   f"calls={row.calls} "
                   + "  ".join(f"{p}/{c}: {_cell_text(row.cells[p, c])}" for p, c in KEYS)
                   + f"  ({row.seconds:.1f} s)", flush=True)
+            for region, cell in row.dropin.items():
+                print(f"{'':33} drop-in{'' if region else ' (region_analysis=False)'}: "
+                      f"{_dropin_text(cell)}, footprint {cell.footprint} B", flush=True)
     text = markdown(rows, time.perf_counter() - t0)
     if ns.verbose:
         print(text.split("## Disagreements")[1].split("## Variants")[0])
@@ -868,7 +1644,7 @@ def main(argv: list[str] | None = None) -> int:
         chart(rows, png)
         print(f"wrote {png}")
     differ = [f"{r.variant.name} ({'nested' if r.nested else 'flat'})" for r in rows
-              if not all(c.numbers_equal for c in r.cells.values())]
+              if not all(c.numbers_equal for c in [*r.cells.values(), *r.dropin.values()])]
     if differ:
         print(f"numbers differ: {', '.join(differ)}")
         return 1
