@@ -268,12 +268,17 @@ def versions(packages: tuple[str, ...]) -> str:
     return ", ".join(parts)
 
 
+CODE_PATHS = ("jax_use_donated", "dialects", "benchmarks/library_suites.py", "pyproject.toml")
+"""What the results depend on (edits to docs or results do not make a run "uncommitted")."""
+
+
 def our_commit() -> str:
     try:
         head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, text=True,
                               capture_output=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               cwd=REPO, text=True, capture_output=True, check=True).stdout
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--",
+                                *CODE_PATHS], cwd=REPO, text=True, capture_output=True,
+                               check=True).stdout
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return head + (" (uncommitted changes)" if dirty.strip() else "")
