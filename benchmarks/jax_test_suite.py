@@ -21,10 +21,11 @@ from benchmarks import library_suites
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0],
                                      add_help=False)
-    parser.add_argument("--jax-repo", type=Path, required=True,
+    parser.add_argument("--jax-repo", type=Path,
                         help="JAX checkout at the installed version's tag")
     known, rest = parser.parse_known_args(argv)
-    return library_suites.main(["jax", "--checkout", str(known.jax_repo), *rest])
+    checkout = ["--checkout", str(known.jax_repo)] if known.jax_repo is not None else []
+    return library_suites.main(["jax", *checkout, *rest])
 
 
 if __name__ == "__main__":
