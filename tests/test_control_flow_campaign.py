@@ -80,19 +80,12 @@ KINDS = [*DISAGREEMENTS, "false copy warning", "numbers differ", "footprint abov
 
 KNOWN: dict[tuple[str, str, bool], str] = {
     # (scope, kind, region_analysis) -> the pinned reproducers that show it
-    ("single", "predicted copied, measured copy-free", True): "SWITCH, MULTISTEPS",
-    ("single", "predicted copied, measured copy-free", False): "SCAN, MULTISTEPS",
-    ("single", "false copy warning", True): "SWITCH, MULTISTEPS",
-    ("single", "false copy warning", False): "SCAN, MULTISTEPS",
-    ("single", "predicted copy-free, measured copied", True): "IF_FINITE, MULTISTEPS_PARAMS",
-    ("single", "predicted copy-free, measured copied", False): "IF_FINITE, MULTISTEPS_PARAMS",
-    ("single", "footprint above jax.jit", True): "IF_FINITE_ALL",
-    ("single", "footprint above jax.jit", False): "IF_FINITE_ALL, MULTISTEPS_PARAMS",
+    ("single", "predicted copied, measured copy-free", False): "SCAN",
+    ("single", "false copy warning", False): "SCAN",
+    ("single", "predicted copy-free, measured copied", True): "MULTISTEPS",
+    ("single", "footprint above jax.jit", True): "MULTISTEPS",
+    ("single", "footprint above jax.jit", False): "MULTISTEPS_PARAMS",
     ("single", "footprint above plain jax.jit", True): "MULTISTEPS_PARAMS",
-    ("sharded", "predicted copied, measured copy-free", True): "SHARD_MAP",
-    ("sharded", "predicted copied, measured copy-free", False): "SHARD_MAP",
-    ("sharded", "false copy warning", True): "SHARD_MAP",
-    ("sharded", "false copy warning", False): "SHARD_MAP",
 }
 
 

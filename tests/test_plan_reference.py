@@ -196,6 +196,10 @@ def test_corpus_plans_identically() -> None:
         if entry.debug:
             continue
         for fn in _jaxlib_models(entry.text, every_function=True):
+            if any(op.branches is not None for op in fn.ops):
+                # a conditional writing a donor: rules the bitset planner predates
+                # (analysis/conditionals.py; tests/test_conditionals.py checks them against XLA)
+                continue
             assert_same_plans(fn, keep=(False,), fusion=(False,))
             checked += 1
     assert checked > 150

@@ -16,7 +16,7 @@ from typing import Any
 
 import jax
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 
 from jax_use_donated.adapters.jaxlib_ir import function_model, module_function
 from jax_use_donated.analysis.model import FunctionModel
@@ -85,7 +85,11 @@ def test_real_model_plans_equal_the_reference(name: str) -> None:
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(programs())
 def test_fuzzed_program_plans_equal_the_reference(spec: ProgramSpec) -> None:
-    _assert_same(_model(spec.build(), spec.make_args(), spec.donate_argnums))
+    fn = _model(spec.build(), spec.make_args(), spec.donate_argnums)
+    # a conditional writing a donor follows rules the bitset planner predates
+    # (analysis/conditionals.py, checked against XLA by tests/test_conditionals.py)
+    assume(not any(op.branches is not None for op in fn.ops))
+    _assert_same(fn)
 
 
 def test_unconverged_rounds_are_completed_consistently(monkeypatch: pytest.MonkeyPatch) -> None:

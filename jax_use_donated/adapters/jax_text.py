@@ -36,6 +36,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from jax_use_donated.analysis.building import CASE, MANUAL_COMPUTATION, xla_region
 from jax_use_donated.analysis.cse import MERGEABLE_OPS, IdenticalOps, merge_identical_ops
 from jax_use_donated.analysis.errors import (
     ALIASING_OUTPUT,
@@ -97,7 +98,7 @@ _NAME_HEAD = re.compile(r'"((?:[^"\\]|\\.)*)"(?!:)')
 
 _FUNC_DIALECT = {"call": "func.call", "return": "func.return", "constant": "func.constant",
                  "call_indirect": "func.call_indirect"}
-_TERMINATORS = frozenset({"func.return", "stablehlo.return"})
+_TERMINATORS = frozenset({"func.return", "stablehlo.return", "sdy.return"})
 _CALL_LIKE = frozenset({"stablehlo.custom_call", "func.call"})
 
 
@@ -927,6 +928,8 @@ class TextModuleAdapter:
             if op_name == "stablehlo.while":
                 self._while(op, lines, head_scan, types_tail, values, value_types, consts,
                             name)
+            elif op_name in (CASE, MANUAL_COMPUTATION):
+                self._xla_body(op, lines, head_scan, values, value_types, consts, name)
         if op_name in _CALL_LIKE:
             self._call_like(op, rest, name)
         ops.append(op)
@@ -991,6 +994,80 @@ class TextModuleAdapter:
         op.call_forwards = short_loop_forwards(
             exact, len(operands),
             lambda: self._loop_body_model(body, names, operands, type_texts, outer_type))
+
+    def _xla_body(self, op: Op, lines: list[str], head: str, values: dict[str, ValueId],
+                  value_types: list[TensorInfo | None], consts: dict[ValueId, int],
+                  fn_name: str) -> None:
+        """``Op.xla_body`` of a ``sdy.manual_computation`` (its body) or of a ``stablehlo.case``
+        whose index is a constant (the branch it takes), as the jaxlib adapter reads it::
+
+            %0:2 = sdy.manual_computation(%arg0, %arg1) in_shardings=... (%arg2: T, %arg3: U) {
+              ...
+              sdy.return %5, %6 : T, U
+            } : (...) -> (...)
+            %1:2 = "stablehlo.case"(%c) ({ ... }, { ... }) : (tensor<i32>) -> (...)
+
+        Any other ``stablehlo.case`` gets its ``Op.branches``."""
+
+        def outer(v: str) -> tuple[ValueId, TensorInfo | None]:
+            vid = values.get(v)
+            if vid is None:
+                raise TextUnsupported(f"@{fn_name}: a region uses {v}, defined nowhere before")
+            return vid, value_types[vid]
+
+        count = len(op.results)
+        if op.name == CASE:
+            branches = _case_branches(lines)
+            index = consts.get(op.operands[0]) if op.operands else None
+            region = xla_region(CASE, len(branches), index)
+            if region is None:
+                op.branches = lambda: [
+                    self._region_model(f"branch {i}", b, [], [], [], count, outer)
+                    for i, b in enumerate(branches)]
+                return
+            body, names, type_texts = branches[region], [], []
+        else:
+            m = _MANUAL_ARGS.search(head)
+            if m is None or not lines[-1].startswith("    } : "):
+                raise TextUnsupported(f"@{fn_name}: sdy.manual_computation {head[:60]!r}")
+            pairs = [a.strip() for a in split_top_level(m.group(1))] if m.group(1) else []
+            names = [a.split(": ", 1)[0] for a in pairs]
+            type_texts = [a.split(": ", 1)[1].split(" loc(", 1)[0] if ": " in a else ""
+                          for a in pairs]
+            body = [line[2:] for line in lines[1:-1]]
+        operands = op.operands[:len(names)]
+        op.xla_body = lambda: self._region_model(op.name, body, names, operands, type_texts,
+                                                 count, outer)
+
+    def _region_model(self, name: str, body: list[str], names: list[str],
+                      operands: list[ValueId], type_texts: list[str], count: int,
+                      outer: Callable[[str], tuple[ValueId, TensorInfo | None]]
+                      ) -> FunctionModel:
+        """A region (its lines, one level less indented) as a function of its block
+        arguments ``names`` (bound to ``operands``), then of the outer values it closes over
+        (``Arg.outer``), with ``count`` results."""
+        same_as = same_value_positions(operands)
+        values: dict[str, ValueId] = {}
+        value_types: list[TensorInfo | None] = []
+        args: list[Arg] = []
+        for i, arg_name in enumerate(names):
+            info = tensor_info(type_texts[i])
+            first = same_as[i] if i < len(same_as) else i
+            values[arg_name] = first if first < i else i
+            value_types.append(info)
+            args.append(Arg(index=i, value=i, tensor=info, type_text=type_texts[i]))
+
+        def outside(v: str) -> ValueId:
+            outer_id, info = outer(v)
+            vid = values[v] = len(value_types)
+            value_types.append(info)
+            args.append(Arg(index=len(args), value=vid, tensor=info,
+                            type_text=info.text if info is not None else "", outer=outer_id))
+            return vid
+
+        fn_text = TextFunction(name, [], [], [], [], [""] * count, [], body)
+        fn = self._body_model(fn_text, values, value_types, args, None, outside)
+        return FunctionModel(name, fn.args, fn.ops, fn.results)
 
     def _loop_body_model(self, body: list[str], names: list[str], operands: list[ValueId],
                          type_texts: list[str], outer_type: Callable[[str], TensorInfo]
@@ -1143,6 +1220,21 @@ def _result_names(groups: str) -> list[str]:
         else:
             names.append(m.group(1))
     return names
+
+
+_MANUAL_ARGS = re.compile(r"manual_axes=\{[^}]*\} \((.*)\) \{$")
+
+
+def _case_branches(lines: list[str]) -> list[list[str]]:
+    """The branches of a ``stablehlo.case`` spelled over ``lines`` (head ``... ({``, branches
+    separated by ``    }, {``, closed by ``    }) : ...``), each one level less indented."""
+    branches: list[list[str]] = [[]]
+    for line in lines[1:-1]:
+        if line == "    }, {":
+            branches.append([])
+        else:
+            branches[-1].append(line[2:])
+    return branches
 
 
 def _region_head(head: str, op_name: str) -> tuple[list[str], set[str]]:

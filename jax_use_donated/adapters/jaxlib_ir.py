@@ -36,6 +36,7 @@ from jaxlib.mlir import ir  # the module jax._src.lib.mlir re-exports
 
 from jax_use_donated.adapters.jax_text import operand_alias_pairs
 from jax_use_donated.adapters.jax_text import unescape as _unescape
+from jax_use_donated.analysis.building import CASE, MANUAL_COMPUTATION, xla_region
 from jax_use_donated.analysis.cse import (
     MERGEABLE_OPS,
     IdenticalOps,
@@ -389,7 +390,7 @@ class ModuleAdapter:
         args: list[Arg],
         res_dicts: Sequence[ir.DictAttr | None],
         handle: object,
-        outer: bool = False,
+        outer: dict[ir.Value, ValueId] | None = None,
         dedup: IdenticalOps[ir.Operation] | None = None,
     ) -> FunctionModel:
         """The model of ``block`` once its arguments are ``args`` (ids in ``values``). With
@@ -404,7 +405,8 @@ class ModuleAdapter:
             vid = values[v] = len(value_types)
             value_types.append(info)
             args.append(Arg(index=len(args), value=vid, tensor=info,
-                            type_text=str(v.type) if info is None else info.text, handle=v))
+                            type_text=str(v.type) if info is None else info.text, handle=v,
+                            outer=outer.get(v) if outer is not None else None))
             return vid
 
         next_id = len(value_types)
@@ -422,7 +424,7 @@ class ModuleAdapter:
             try:
                 operands = [values[v] for v in operation.operands]
             except KeyError:
-                if not outer:
+                if outer is None:
                     raise DonationError(
                         f"@{name}: {op_name} uses a value defined after it", operation
                     ) from None
@@ -461,6 +463,19 @@ class ModuleAdapter:
                     loc=OpLocation(operation), handle=operation)
             if op_name not in REGION_FREE_OPS and len(operation.regions):
                 op.region_uses = self._region_uses(operation.regions, values)
+                regions = len(operation.regions)
+                body = xla_region(op_name, regions,
+                                  _scalar_int_constant(operation.operands[0])
+                                  if op_name == CASE and operation.operands else None)
+                # Built now, not on demand: a model may outlive jaxlib's module, whose
+                # operations then dangle.
+                if body is not None:
+                    region_model = self._region_model(
+                        operation, body, operands if op_name == MANUAL_COMPUTATION else [],
+                        values, op_name)
+                    op.xla_body = partial(_given, region_model)
+                elif op_name == CASE:
+                    op.branches = partial(_given, self._branch_models(operation, values))
                 if op_name == "stablehlo.while":
                     op.max_trips = while_max_trips(operation)
                     if op.max_trips is not None and op.max_trips <= 1:
@@ -482,7 +497,7 @@ class ModuleAdapter:
             for k, v in enumerate(terminator.operands):
                 info = types.get(v.type)
                 d = res_dicts[k] if k < len(res_dicts) else None
-                vid = values[v] if v in values or not outer else outside(v)
+                vid = values[v] if v in values or outer is None else outside(v)
                 results.append(
                     Result(index=k, value=vid, tensor=info,
                            type_text=str(v.type) if info is None else info.text,
@@ -494,7 +509,14 @@ class ModuleAdapter:
                          ) -> FunctionModel:
         """A ``stablehlo.while`` body as a function of its carries (``operands``, one value
         passed at several positions kept as one), for :func:`.liveness.short_loop_forwards`."""
-        body = next(iter(operation.regions[1].blocks))
+        return self._region_model(operation, 1, operands, {}, "while body")
+
+    def _region_model(self, operation: ir.Operation, region: int, operands: list[ValueId],
+                      outer: dict[ir.Value, ValueId], name: str) -> FunctionModel:
+        """Region ``region`` of ``operation`` as a function of its block arguments (bound to
+        ``operands``; one value passed at several positions kept as one), then of the values
+        of the enclosing block it closes over (``Arg.outer``: their ids in ``outer``)."""
+        body = next(iter(operation.regions[region].blocks))
         same_as = same_value_positions(operands)
         values: dict[ir.Value, ValueId] = {}
         value_types: list[TensorInfo | None] = []
@@ -506,8 +528,14 @@ class ModuleAdapter:
             value_types.append(info)
             args.append(Arg(index=i, value=i, tensor=info,
                             type_text=str(barg.type) if info is None else info.text))
-        return self._block_model("while body", body, values, value_types, args, [], operation,
-                                 outer=True)
+        return self._block_model(name, body, values, value_types, args, [], operation,
+                                 outer=outer)
+
+    def _branch_models(self, operation: ir.Operation, outer: dict[ir.Value, ValueId]
+                       ) -> list[FunctionModel]:
+        """Every region of a ``stablehlo.case``, as functions of the values they close over."""
+        return [self._region_model(operation, i, [], outer, f"branch {i}")
+                for i in range(len(operation.regions))]
 
     @staticmethod
     def _region_uses(regions: Iterable[ir.Region], values: dict[ir.Value, ValueId]
@@ -529,6 +557,11 @@ class ModuleAdapter:
                     if len(operation.regions):
                         stack.extend(operation.regions)
         return out
+
+
+def _given(value: Any) -> Any:
+    """``value`` (a thunk's result, built in advance)."""
+    return value
 
 
 def _scalar_int_constant(value: ir.Value) -> int | None:
@@ -621,7 +654,7 @@ def while_exact_trips(operation: ir.Operation) -> int | None:
     return None
 
 
-_TERMINATORS = frozenset({"func.return", "stablehlo.return"})
+_TERMINATORS = frozenset({"func.return", "stablehlo.return", "sdy.return"})
 REGION_FREE_OPS: frozenset[str] = ELEMENTWISE_OPS | frozenset(
     f"stablehlo.{name}"
     for name in ("constant", "broadcast_in_dim", "reshape", "transpose", "dot_general", "convert",

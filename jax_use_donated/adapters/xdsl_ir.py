@@ -40,6 +40,7 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
+from jax_use_donated.analysis.building import CASE, MANUAL_COMPUTATION, xla_region
 from jax_use_donated.analysis.cse import canonical_op_text, merge_identical_ops
 from jax_use_donated.analysis.errors import (
     ALIASING_OUTPUT,
@@ -456,16 +457,19 @@ def attribute_key(op: Op) -> object:
 
 def _block_model(name: str, block: Block, ids: dict[SSAValue, ValueId], args: list[Arg],
                  symbols: ModuleSymbols, res_attrs: ArrayAttr[DictionaryAttr] | None,
-                 loc: SourceLoc, handle: Operation, outer: bool = False) -> FunctionModel:
+                 loc: SourceLoc, handle: Operation,
+                 outer: dict[SSAValue, ValueId] | None = None) -> FunctionModel:
     """The model of ``block`` once its arguments are ``args`` (ids in ``ids``). With
-    ``outer``, a value defined outside the block (a loop body closing over it) becomes one more
-    argument; otherwise it is a ``KeyError``."""
+    ``outer`` (the enclosing block's ids), a value defined outside the block (a region closing
+    over it) becomes one more argument (``Arg.outer``: its id there); otherwise it is a
+    ``KeyError``."""
 
     def value_id(v: SSAValue) -> ValueId:
-        if v in ids or not outer:
+        if v in ids or outer is None:
             return ids[v]
         vid = ids[v] = len(ids)
-        args.append(Arg(len(args), vid, tensor_info(v.type), type_text(v.type)))
+        args.append(Arg(len(args), vid, tensor_info(v.type), type_text(v.type),
+                        outer=outer.get(v)))
         return vid
 
     ops: list[Op] = []
@@ -498,6 +502,10 @@ def _block_model(name: str, block: Block, ids: dict[SSAValue, ValueId], args: li
             call_forwards = short_loop_forwards(
                 while_exact_trips(op), len(operands),
                 partial(_loop_body_model, op, operands, symbols))
+        region = (xla_region(name_, len(op.regions),
+                             _scalar_int_constant(op.operands[0])
+                             if name_ == CASE and op.operands else None)
+                  if op.regions else None)
         ops.append(Op(
             index=len(ops),
             name=name_,
@@ -512,6 +520,11 @@ def _block_model(name: str, block: Block, ids: dict[SSAValue, ValueId], args: li
             target=target,
             max_trips=max_trips,
             pure_call=name_ == "func.call" and symbols.pure.get(target or "", False),
+            xla_body=(partial(_region_model, op, region,
+                              operands if name_ == MANUAL_COMPUTATION else [], symbols, ids)
+                      if region is not None else None),
+            branches=(partial(_branch_models, op, symbols, ids)
+                      if region is None and name_ == CASE and op.regions else None),
             loc=source_loc(op.location),
             handle=op,
         ))
@@ -529,7 +542,15 @@ def _loop_body_model(op: Operation, operands: list[ValueId], symbols: ModuleSymb
                      ) -> FunctionModel:
     """A ``stablehlo.while`` body as a function of its carries (``operands``, one value passed
     at several positions kept as one), for :func:`.liveness.short_loop_forwards`."""
-    body = op.regions[1].blocks[0]
+    return _region_model(op, 1, operands, symbols, {}, "while body")
+
+
+def _region_model(op: Operation, region: int, operands: list[ValueId], symbols: ModuleSymbols,
+                  outer: dict[SSAValue, ValueId], name: str | None = None) -> FunctionModel:
+    """Region ``region`` of ``op`` as a function of its block arguments (bound to
+    ``operands``; one value passed at several positions kept as one), then of the values of
+    the enclosing block it closes over (``Arg.outer``: their ids in ``outer``)."""
+    body = op.regions[region].blocks[0]
     same_as = same_value_positions(operands)
     ids: dict[SSAValue, ValueId] = {}
     args: list[Arg] = []
@@ -537,8 +558,15 @@ def _loop_body_model(op: Operation, operands: list[ValueId], symbols: ModuleSymb
         first = same_as[i] if i < len(same_as) else i
         ids[ba] = ids[body.args[first]] if first < i else len(ids)
         args.append(Arg(i, ids[ba], tensor_info(ba.type), type_text(ba.type)))
-    return _block_model("while body", body, ids, args, symbols, None, SourceLoc(), op,
-                        outer=True)
+    return _block_model(name or op_name(op), body, ids, args, symbols, None, SourceLoc(), op,
+                        outer=outer)
+
+
+def _branch_models(op: Operation, symbols: ModuleSymbols, outer: dict[SSAValue, ValueId]
+                   ) -> list[FunctionModel]:
+    """Every region of a ``stablehlo.case``, as functions of the values they close over."""
+    return [_region_model(op, i, [], symbols, outer, f"branch {i}")
+            for i in range(len(op.regions))]
 
 
 def _scalar_int_constant(value: SSAValue) -> int | None:

@@ -46,6 +46,7 @@ from jax_use_donated.analysis.errors import ALIASING_OUTPUT, BUFFER_DONOR, Donat
 from jax_use_donated.analysis.model import FunctionModel, Placement, SourceLoc
 from jax_use_donated.analysis.orderings import Ordering, ordering_for
 from jax_use_donated.analysis.plan import DonationPlan
+from jax_use_donated.analysis.semantics import FORWARDING_OPS, SHARDING_CUSTOM_CALL_TARGETS
 from jax_use_donated.analysis.xla_fallback import XlaFallback, xla_fallback
 from jax_use_donated.diagnostics import Diagnostic, DonationWarning
 from jax_use_donated.dropin import jax_internals, records
@@ -434,17 +435,42 @@ def _unspecified_result_shardings(fn: FunctionModel) -> None:
     """In a multi-device module a result without a sharding attribute gets the sharding XLA
     propagates; an alias makes XLA give it the donor's sharding. So such a result may host a
     donor of its type: compare it as if it had the sharding the donors of its type share
-    (when they share one; donors of one type with several shardings leave it unspecified)."""
+    (when they share one; donors of one type with several shardings leave it unspecified).
+
+    Not a result whose value a sharding constraint places (``with_sharding_constraint``,
+    through forwarding ops): XLA propagates the constraint's sharding to it, whatever the
+    alias, and refuses to compile an alias between buffers of different per-device sizes
+    (measured: a donor sharded over ``x`` aliased to a replicated constraint's result)."""
     by_type: dict[str, set[str | None]] = {}
     for a in fn.donors:
         if a.tensor is not None:
             by_type.setdefault(a.type_text, set()).add(a.placement.sharding)
+    defining = {v: op for op in fn.ops for v in op.results}
     for res in fn.results:
         shardings = by_type.get(res.type_text)
         if res.placement.sharding is None and res.tensor is not None and shardings and len(
-                shardings) == 1:
+                shardings) == 1 and not _constrained(res.value, defining):
             (sharding,) = shardings
             res.placement = Placement(sharding, res.placement.memory_kind, res.placement.layout)
+
+
+SHARDING_CONSTRAINTS = frozenset({"sdy.sharding_constraint", "mhlo.sharding_constraint",
+                                  "sdy.reshard"})
+"""Ops that place their result on a sharding of their own."""
+
+
+def _constrained(value: int, defining: dict[int, Any]) -> bool:
+    """Whether ``value`` comes from a sharding constraint, through forwarding ops."""
+    seen = 0
+    while value in defining and seen < 64:
+        op = defining[value]
+        if op.name in SHARDING_CONSTRAINTS or (op.name == "stablehlo.custom_call"
+                                               and op.target in SHARDING_CUSTOM_CALL_TARGETS):
+            return True
+        if op.name not in FORWARDING_OPS or not op.operands:
+            return False
+        value, seen = op.operands[0], seen + 1
+    return False
 
 
 # --------------------------------------------------------------------------------------------

@@ -75,6 +75,7 @@ class Blocker:
     constant: bool = False
     """The result is a constant, which XLA materialises by a copy into the output buffer
     (``AddSpecialCaseCopies``) whatever the ordering."""
+    copied_argument: int | None = None
     cycle: bool = False
     """Safe alone under a region ordering, but the read-before-write orders of the other
     pairs would form a cycle with this one's (:func:`consistent_pairs`)."""
@@ -277,6 +278,10 @@ class PairChecker:
             return None
         # A copy: placed after `after` (dataflow), or at the return (program order).
         after = writer.after if isinstance(writer, CopyAfter) else None
+        if self.model.xla:
+            kind, index, _ = self.live.source(self.fn.results[k].value)
+            if kind == "arg" and index not in self.live.reads:
+                return Blocker(k, None, None, copied_argument=index)
         if self.kind != "dataflow":
             return None  # the copy can go after every read (nothing reads a returned copy)
         for u in sorted(reads.positions):
@@ -749,6 +754,10 @@ def _placement_text(t: Arg | Result) -> str:
 
 
 def _blocker_text(b: Blocker) -> str:
+    if b.copied_argument is not None:
+        return (f"result {b.result} returns argument %arg{b.copied_argument} unchanged, which "
+                "XLA copies into a new buffer anyway (into a donor's buffer it would copy it "
+                "twice)")
     if b.in_place_of is not None:
         writer = b.writer.describe() if b.writer is not None else "its producer"
         return (f"result {b.result} is produced by {writer}, which writes it in place into "
