@@ -9,6 +9,7 @@ cases, pinned."""
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -77,12 +78,17 @@ def test_case_rules_match_the_executable(kinds: tuple[str, ...], extra: str,
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         lowered = jax.jit(_program(kinds, extra), donate_argnums=(0,)).lower(*args)
-    main = module_function(lowered.compiler_ir(), "main")
+    module = lowered.compiler_ir()
+    assert module is not None
+    main = module_function(module, "main")
     assert main is not None
     fn = function_model(main)
     for region, want in zip((False, True), expected, strict=True):
-        options = {"xla_cpu_copy_insertion_use_region_analysis": True} if region else {}
-        measured = read_truth(lowered.compile(compiler_options=options).as_text(), [0])
+        options: dict[str, Any] = (
+            {"xla_cpu_copy_insertion_use_region_analysis": True} if region else {})
+        text = lowered.compile(compiler_options=options).as_text()
+        assert text is not None
+        measured = read_truth(text, [0])
         got = measured.donors[0].outcome.value
         predicted = predict_pairing(fn, "xla-cpu-region" if region else "xla-cpu", {0: 0})[0]
         assert got == want, (kinds, extra, region, "XLA changed", got)
