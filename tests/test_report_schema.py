@@ -5,6 +5,8 @@ are pinned here, it round-trips through JSON, and its verdicts are ``explain``'s
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from typing import Any
 
 import jax
@@ -164,3 +166,13 @@ def test_dtype_and_shape() -> None:
     assert report_schema.dtype_and_shape("tensor<?x3xbf16>") == ("bfloat16", [None, 3])
     assert report_schema.dtype_and_shape("float32[4,4]") == ("float32", [4, 4])
     assert report_schema.dtype_and_shape("!stablehlo.token") == (None, None)
+
+
+def test_the_schema_module_imports_no_ir_library() -> None:
+    """The driver imports it before (or without) JAX: it must pull in neither JAX, jaxlib nor
+    xDSL."""
+    code = ("import sys, jax_use_donated.report_schema; "
+            "print(sorted(m for m in ('jax', 'jaxlib', 'xdsl') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"

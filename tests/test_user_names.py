@@ -254,3 +254,30 @@ def test_linen_train_state_and_optax_states(tx: str) -> None:
         assert {"state.opt_state.mini_step",
                 "state.opt_state.acc_grads['params']['Dense_0']['kernel']"} <= paths
     assert all(d.jax_path == d.path for d in plan.donations)
+
+
+def test_an_unknown_library_s_split_is_marked_as_such(tmp_path: Any,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A library the drop-in has no adapter for calls ``jax.jit`` on its own split of the
+    user's arguments: JAX's names are the library's, so they are shown marked, and the plan
+    says which library made them."""
+    package = tmp_path / "site-packages" / "splitlib"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(
+        "import jax\n\n"
+        "def _inner(flat):\n"
+        "    return [leaf * 2.0 for leaf in flat]\n\n"
+        "def run(tree):\n"
+        "    flat = jax.tree.leaves(tree)\n"
+        "    return jax.jit(_inner, donate_argnums=0)(flat)\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "site-packages"))
+    import importlib
+
+    splitlib = importlib.import_module("splitlib")
+    with jud.enabled():
+        splitlib.run({"w": jnp.ones(4), "b": jnp.ones(2)})
+    plan = jud.recent_plans()[-1]
+    assert plan.library == "splitlib"
+    assert [(d.path, d.user_path, d.text) for d in plan.donations] == [
+        ("flat[0]", False, "flat[0] [library path]"),
+        ("flat[1]", False, "flat[1] [library path]")]

@@ -113,6 +113,7 @@ def recover(lowering: jax_internals.Lowering) -> UserNames:
         call = None
     if call is None:
         return PLAIN
+    caller: str | None = None
     for frame in _outward(call.caller):
         for adapter in _ADAPTERS:
             if adapter.matches(frame):
@@ -120,8 +121,14 @@ def recover(lowering: jax_internals.Lowering) -> UserNames:
                     return adapter.names(frame, call.leaves)
                 except Exception:  # a library version we do not know: its paths, marked
                     return UserNames(adapter.library, [None] * len(call.leaves))
-        if _is_user_code(frame.f_code.co_filename):
+        filename = frame.f_code.co_filename
+        if _is_user_code(filename):
             break
+        if caller is None and not _is_jax_or_ours(filename):
+            caller = filename
+    library = _installed_package(caller) if caller is not None else None
+    if library is not None:  # another library called jax.jit: its names, marked
+        return UserNames(library, [None] * len(call.leaves))
     return PLAIN
 
 
@@ -138,8 +145,24 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def _is_user_code(filename: str) -> bool:
     path = os.path.abspath(filename)
-    return not (path.startswith(_JAX_DIR) or path.startswith(_PACKAGE_DIR)
-                or any(m in path for m in _SITE_MARKERS) or filename.startswith("<frozen"))
+    return not (_is_jax_or_ours(filename) or any(m in path for m in _SITE_MARKERS))
+
+
+def _is_jax_or_ours(filename: str) -> bool:
+    path = os.path.abspath(filename)
+    return (path.startswith(_JAX_DIR) or path.startswith(_PACKAGE_DIR)
+            or filename.startswith("<") or "importlib" in path)
+
+
+def _installed_package(filename: str) -> str | None:
+    """The top-level package an installed file belongs to (``.../site-packages/flax/x.py`` ->
+    ``"flax"``), else ``None``."""
+    path = os.path.abspath(filename)
+    for marker in _SITE_MARKERS:
+        if marker in path:
+            rest = path.split(marker, 1)[1]
+            return rest.split(os.sep, 1)[0].removesuffix(".py") or None
+    return None
 
 
 # --------------------------------------------------------------------------------------------
