@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, cast
 
+from jax_use_donated import report_schema
 from jax_use_donated.analysis.errors import ALIASING_OUTPUT, BUFFER_DONOR
 from jax_use_donated.analysis.model import FunctionModel
 from jax_use_donated.analysis.plan import DonationPlan
@@ -444,8 +445,6 @@ class CallPlan:
             d = jud.plan(step, params, opt, batch).to_dict()
             d["leaves"][0]["path"], d["leaves"][0]["measured"]   # "params['w']", "copy-free"
         """
-        from jax_use_donated import report_schema
-
         leaves = [report_schema.leaf_record(
             path=x.path, user_path=x.user_path, jax_path=x.jax_path, leaf=x.leaf,
             parameter=x.parameter, type_text=x.type_text, nbytes=x.nbytes, status=x.status,
