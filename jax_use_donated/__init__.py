@@ -5,7 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from jax_use_donated.analysis.errors import DonationError
-from jax_use_donated.diagnostics import DonationWarning
+from jax_use_donated.diagnostics import (
+    DonationWarning,
+    UnusableDonationWarning,
+    WastedDonationWarning,
+)
 
 if TYPE_CHECKING:
     from jax_use_donated.dropin import (
@@ -54,6 +58,8 @@ __all__ = [
     "DonorRow",
     "LeafDonation",
     "PlannerOptions",
+    "UnusableDonationWarning",
+    "WastedDonationWarning",
     "enabled",
     "explain",
     "install",

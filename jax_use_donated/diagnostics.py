@@ -10,6 +10,7 @@ category :class:`DonationWarning`, so ``pytest.warns`` and ``warnings.catch_warn
 
 from __future__ import annotations
 
+import logging
 import sys
 import warnings
 from collections.abc import Iterator
@@ -23,7 +24,48 @@ from jax_use_donated.analysis.model import SourceLoc
 
 
 class DonationWarning(UserWarning):
-    """A donated buffer that cannot be reused, or a donation that was dropped."""
+    """A donated buffer that cannot be reused, or a donation that was dropped (the base of
+    every warning this package gives; the two kinds below sort the drop-in's donor warnings).
+
+    >>> import warnings, jax_use_donated as jud
+    >>> warnings.filterwarnings("ignore", category=jud.DonationWarning)  # silence them all
+    """
+
+
+class WastedDonationWarning(DonationWarning):
+    """An actionable donation problem: XLA copies a donated buffer (measured in the executable
+    where it was compiled), or a read late in the program blocks a donor from hosting a result
+    of its own type. Its text starts ``Donated buffer copied by XLA`` or ``Donated buffer not
+    reused``, not with JAX's phrase, so the filter Equinox's ``filter_jit(donate=...)`` puts on
+    that phrase lets it through.
+
+    >>> import warnings, jax_use_donated as jud
+    >>> warnings.filterwarnings("error", category=jud.WastedDonationWarning)  # in CI
+    """
+
+
+class UnusableDonationWarning(DonationWarning):
+    """An expected donation loss: nothing in the program can host the donor (no result of its
+    type, every such result hosts another donor, or jit removed the unused argument), as a
+    library's "donate everything" makes normal. Its text starts with JAX's own phrase "Some
+    donated buffers were not usable", so filters on it (a user's, Equinox's) keep silencing it.
+
+    >>> import warnings, jax_use_donated as jud
+    >>> warnings.filterwarnings("ignore", category=jud.UnusableDonationWarning)
+    """
+
+
+LOGGER_NAME = "jax_use_donated"
+"""The package's :mod:`logging` logger: every donor problem of the drop-in is recorded there
+whatever the warning filters (actionable ones at ``INFO``, expected ones and each plan's
+summary at ``DEBUG``); it has a ``NullHandler`` and prints nothing unless configured::
+
+    logging.basicConfig()
+    logging.getLogger("jax_use_donated").setLevel(logging.DEBUG)
+"""
+
+logger = logging.getLogger(LOGGER_NAME)
+logger.addHandler(logging.NullHandler())
 
 
 @dataclass(frozen=True)

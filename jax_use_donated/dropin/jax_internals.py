@@ -421,6 +421,55 @@ def _slim_print_options(module: Any) -> Any:
     return _PRINT_OPTIONS[kind]
 
 
+@dataclass(frozen=True)
+class JitCall:
+    """The top-level jit call being lowered, as JAX's own frames hold it."""
+
+    leaves: list[Any]
+    """Its flat dynamic arguments in JAX's order (static arguments left out): the objects the
+    caller passed, leaf ``i`` is lowered as the jaxpr's input ``i``."""
+    caller: Any
+    """The frame that called the jitted function (or its ``lower``/``trace``)."""
+
+
+_JIT_ENTRIES = frozenset({"cache_miss", "jit_lower", "jit_trace", "jit_eval_shape"})
+"""``jax._src.pjit``'s functions that run on a top-level call of a jitted function
+(``cache_miss`` when the C++ dispatch misses, the AOT ``lower``/``trace``/``eval_shape``); each
+holds the call's ``args`` and ``kwargs`` and the jit's ``PjitInfo``."""
+
+
+def jit_call(frame: Any) -> JitCall | None:
+    """The innermost top-level jit call on the stack from ``frame`` outward, with its flat
+    dynamic arguments split as JAX splits them (``jax_jit.parse_arguments``, the function
+    ``_infer_params`` calls); ``None`` when there is none (a lowering of ``Traced.lower``
+    called later, or JAX's frames changed)."""
+    try:
+        from jax._src import pjit, tree_util
+        from jax._src.lib import jax_jit
+    except ImportError:
+        return None
+    pjit_file = os.path.abspath(pjit.__file__)
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name in _JIT_ENTRIES and os.path.abspath(code.co_filename) == pjit_file:
+            names = frame.f_locals
+            info = names.get("jit_info")
+            if info is None:
+                info = getattr(names.get("jit_func"), "_jit_info", None)
+            args, kwargs = names.get("args"), names.get("kwargs")
+            if info is None or not isinstance(args, tuple) or not isinstance(kwargs, dict):
+                return None
+            try:
+                _, leaves = jax_jit.parse_arguments(
+                    args, tuple(kwargs.values()), tuple(kwargs.keys()), info.static_argnums,
+                    info.static_argnames, tree_util.tracing_registry)
+            except Exception:
+                return None
+            return JitCall(list(leaves), frame.f_back)
+        frame = frame.f_back
+    return None
+
+
 def default_platform() -> str:
     """``jax.default_backend()``: the platform a lowering without explicit platforms targets."""
     return jax.default_backend()

@@ -25,6 +25,7 @@ JAX's attributes, with one warning.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import sys
 import time
@@ -48,12 +49,25 @@ from jax_use_donated.analysis.orderings import Ordering, ordering_for
 from jax_use_donated.analysis.plan import DonationPlan
 from jax_use_donated.analysis.semantics import FORWARDING_OPS, SHARDING_CUSTOM_CALL_TARGETS
 from jax_use_donated.analysis.xla_fallback import XlaFallback, xla_fallback
-from jax_use_donated.diagnostics import Diagnostic, DonationWarning
-from jax_use_donated.dropin import jax_internals, records
+from jax_use_donated.diagnostics import (
+    Diagnostic,
+    DonationWarning,
+    UnusableDonationWarning,
+    WastedDonationWarning,
+    logger,
+)
+from jax_use_donated.dropin import jax_internals, names, records
 from jax_use_donated.dropin.hlo_alias import executable_aliases
 from jax_use_donated.dropin.jax_internals import JAX_UNUSABLE_WARNING, Lowering
 from jax_use_donated.dropin.options import OptionsError, PlannerOptions
-from jax_use_donated.dropin.records import Analysis, LoweringRecord, RemovedDonor
+from jax_use_donated.dropin.records import (
+    Analysis,
+    CallPlan,
+    LeafDonation,
+    LoweringRecord,
+    PendingWarning,
+    RemovedDonor,
+)
 from jax_use_donated.dropin.xla_truth import read_truth
 from jax_use_donated.planning import FrontEnd, PlanOptions, gc_paused, plan_functions
 
@@ -135,6 +149,9 @@ def on_lowered(lowering: Lowering) -> None:
             set_arg_donations(main, dict(options.forced_pairs))
         return
     clock = StepClock()
+    user = names.recover(lowering)  # reads the call stack: only while the lowering runs
+    as_jax_names = lowering
+    lowering = _with_user_names(lowering, user)
     # The analysis allocates hundreds of thousands of small objects: with the collector
     # paused they are never walked, and the release below frees them by reference count.
     with gc_paused():
@@ -149,6 +166,8 @@ def on_lowered(lowering: Lowering) -> None:
             return
         if record is None:
             return
+        _name_record(record, as_jax_names, user)
+        clock.lap("names")
         try:
             report(record, options)
             clock.lap("diagnostics")
@@ -207,6 +226,8 @@ def on_compiled(module: Any, executable: Any) -> None:
         return
     options = PlannerOptions.decode(record.options_text) if record.options_text else None
     measure(record, executable, options)
+    if options is not None:
+        warn_measured(record, options)
 
 
 def measure(record: LoweringRecord, executable: Any, options: PlannerOptions | None) -> None:
@@ -271,6 +292,42 @@ def compiled_mismatch(record: LoweringRecord, module: Any, executable: Any) -> s
         return (f"the compiled aliasing {dict(sorted(actual.items()))} differs from the plan "
                 f"{dict(sorted(record.expected.items()))}")
     return None
+
+
+def _leaf_of(lowering: Lowering, j: int) -> int | None:
+    """The flat argument leaf of the lowered module's ``j``-th input aval (``None`` for a
+    hoisted constant, or when jit's pruning is unknown)."""
+    k = j - lowering.num_const_args
+    kept = lowering.kept_leaves
+    return kept[k] if kept is not None and 0 <= k < len(kept) else None
+
+
+def _with_user_names(lowering: Lowering, user: names.UserNames) -> Lowering:
+    """``lowering`` with the user's names for its arguments (what the model's arguments, and
+    so every message, are named after), removed donors included."""
+    if user is names.PLAIN or lowering.arg_names is None:
+        return lowering
+    renamed = [user.arg(_leaf_of(lowering, j), n).text
+               for j, n in enumerate(lowering.arg_names)]
+    removed = [dataclasses.replace(r, name=user.arg(r.leaf, r.name).text)
+               for r in lowering.removed]
+    return dataclasses.replace(lowering, arg_names=renamed, removed=removed)
+
+
+def _name_record(record: LoweringRecord, lowering: Lowering, user: names.UserNames) -> None:
+    """Keep each donated leaf's user name and JAX's (``lowering`` as JAX named it; ``CallPlan``
+    shows both) and name the results after the user's output."""
+    record.library = user.library
+    jax_names = list(lowering.arg_names or ())
+    for j in range(len(lowering.in_avals)):
+        leaf = _leaf_of(lowering, j)
+        if leaf is not None:
+            record.leaf_names[leaf] = user.arg(leaf, jax_names[j] if j < len(jax_names)
+                                               else None)
+    for r in lowering.removed:
+        record.leaf_names.setdefault(r.leaf, user.arg(r.leaf, r.name))
+    if user is not names.PLAIN:
+        record.result_paths = [user.result_name(p) for p in record.result_paths]
 
 
 # --------------------------------------------------------------------------------------------
@@ -367,7 +424,9 @@ class _LoweringFront(FrontEnd[Any]):
         if self.names is not None:
             for i, arg in enumerate(fn.args):
                 j = i - self.offset
-                if 0 <= j < len(self.names) and self.names[j] and arg.loc.name is None:
+                # the lowering's names win over the module's loc("...") (JAX's): under a
+                # library they are the user's (names.recover)
+                if 0 <= j < len(self.names) and self.names[j]:
                     arg.loc = SourceLoc(arg.loc.text, self.names[j])
         self.clock.lap("model")
         return fn
@@ -478,11 +537,13 @@ def _constrained(value: int, defining: dict[int, Any]) -> bool:
 
 
 def report(record: LoweringRecord, options: PlannerOptions) -> None:
-    """Warn (or raise, when strict) about every donation that cannot be honoured."""
-    problems: list[Diagnostic] = []
+    """At the lowering: raise (``strict``) when a donation cannot be honoured, as the plan
+    predicts it; otherwise keep each predicted donor problem on the record, to be warned
+    about once the executable says what really happened (:func:`warn_measured`)."""
+    pending: list[PendingWarning] = []
     for r in record.removed:
-        problems.append(Diagnostic(
-            "warning",
+        pending.append(PendingWarning(
+            r.leaf, None,
             f"donated argument '{r.name}' ({r.type_text}) is unused, so jit removed it "
             "and its buffer is not donated (pass keep_unused=True to donate it anyway)"))
     plan = record.plan
@@ -496,29 +557,100 @@ def report(record: LoweringRecord, options: PlannerOptions) -> None:
         user = user_frame(loc)
         if user is not None:
             message += f" (called from {user})"
-        problems.append(Diagnostic("warning", message, loc))
-    if not problems:
-        return
-    if options.strict:
+        pending.append(PendingWarning(_at(record.arg_leaves, v.arg.index), v.arg.index,
+                                      message, loc.text))
+    record.pending = pending
+    if pending and options.strict:
+        problems = [Diagnostic("warning", p.text, SourceLoc(p.loc_text)) for p in pending]
         raise DonationError(
             f"{record.name}: {len(problems)} donation(s) cannot be honoured:\n"
             + "\n".join("  " + p.format(record.name) for p in problems))
+
+
+def _at(items: Sequence[Any], index: int) -> Any:
+    return items[index] if 0 <= index < len(items) else None
+
+
+def warn_measured(record: LoweringRecord, options: PlannerOptions) -> None:
+    """After the compile: report every donor problem once, from the executable's measured
+    outcome where there is one (a donor predicted copied that XLA reuses copy-free gets no
+    warning, one XLA copies says so with the copy as evidence), else from the prediction.
+
+    Actionable problems (:attr:`~.records.LeafDonation.problem` ``"wasted"``) are
+    :class:`~jax_use_donated.WastedDonationWarning` s starting "Donated buffer copied by XLA"
+    or "Donated buffer not reused"; expected ones (``"unusable"``)
+    :class:`~jax_use_donated.UnusableDonationWarning` s starting with JAX's phrase "Some
+    donated buffers were not usable". Both are logged to ``jax_use_donated`` (``INFO`` and
+    ``DEBUG``) whatever the filters; ``warn=False`` only silences the warnings."""
+    if record.warned or record.fallback_reason is not None:
+        return
+    record.warned = True
+    plan = record.call_plan()
+    by_parameter = {p.parameter: p for p in record.pending if p.parameter is not None}
+    by_leaf = {p.leaf: p for p in record.pending if p.parameter is None}
+    wasted: list[tuple[str, Diagnostic]] = []
+    unusable: list[tuple[str, Diagnostic]] = []
+    for x in plan.donations:
+        kind = x.problem
+        if kind is None or (x.status == "reused" and x.disagrees):
+            continue  # a rule bug, not the user's: plan().disagreements shows it, and
+            # verify_executable=True warns about it (measure)
+        pending = (by_parameter.get(x.parameter) if x.parameter is not None
+                   else by_leaf.get(x.leaf))
+        text, loc = _measured_text(x, pending)
+        diagnostic = Diagnostic("warning", text, SourceLoc(loc))
+        if kind == "wasted":
+            head = ("Donated buffer copied by XLA" if x.outcome == "copied"
+                    else "Donated buffer not reused")
+            wasted.append((head, diagnostic))
+        else:
+            unusable.append((JAX_UNUSABLE_WARNING, diagnostic))
+    if logger.isEnabledFor(logging.DEBUG):
+        logger.debug("%s", _summary(record.name, plan))
+    for head, d in wasted:
+        logger.info("%s: %s: %s", head, record.name, d.message)
+    for head, d in unusable:
+        logger.debug("%s: %s: %s", head, record.name, d.message)
     if not options.warn:
         return
-    for p in problems[:MAX_WARNINGS_PER_LOWERING]:
-        _emit(p, record.name)
-    if len(problems) > MAX_WARNINGS_PER_LOWERING:
-        _emit(Diagnostic(
-            "warning",
-            f"{len(problems) - MAX_WARNINGS_PER_LOWERING} more donated argument(s) are not "
-            "reused; call jax_use_donated.explain(...) on the jitted function for the full "
-            "report"), record.name)
+    for items, category in ((wasted, WastedDonationWarning),
+                            (unusable, UnusableDonationWarning)):
+        for head, d in items[:MAX_WARNINGS_PER_LOWERING]:
+            _emit(d, record.name, head, category)
+        if len(items) > MAX_WARNINGS_PER_LOWERING:
+            head = items[0][0]
+            _emit(Diagnostic(
+                "warning",
+                f"{len(items) - MAX_WARNINGS_PER_LOWERING} more donated argument(s) like these; "
+                "call jax_use_donated.explain(...) on the jitted function for the full "
+                "report"), record.name, head, category)
 
 
-def warning_text(diagnostic: Diagnostic, where: str) -> str:
-    """JAX's phrase first (existing ``filterwarnings`` on it keep matching), then ours:
+def _measured_text(x: LeafDonation, pending: PendingWarning | None) -> tuple[str, str | None]:
+    """The message of a problem leaf, made true to the measured outcome."""
+    text = pending.text if pending is not None else x.message
+    loc = pending.loc_text if pending is not None else x.location
+    evidence = f" ({x.evidence})" if x.evidence else ""
+    if x.measured == "copied":
+        text += f"; measured: the executable copies it{evidence}"
+    elif x.measured == "not donated" and x.status == "buffer donor" and x.note:
+        text = text.replace(f"; {x.note}", "") + "; measured: XLA gave it no output"
+    return text, loc
+
+
+def _summary(name: str, plan: CallPlan) -> str:
+    outcomes = [x.outcome for x in plan.donations]
+    state = "measured" if plan.measured else "predicted"
+    return (f"{name}: {outcomes.count('copy-free')} of {len(outcomes)} donated leaves reused "
+            f"copy-free, {outcomes.count('copied')} copied by XLA, "
+            f"{outcomes.count('not donated')} not donated ({state})")
+
+
+def warning_text(diagnostic: Diagnostic, where: str, head: str = JAX_UNUSABLE_WARNING) -> str:
+    """``head`` (JAX's phrase for expected problems, so existing ``filterwarnings`` on it keep
+    matching them; ``Donated buffer ...`` for actionable ones), then ours:
     ``Some donated buffers were not usable: jit(f): donated argument 'b' ... at f.py:3:7``."""
-    return f"{JAX_UNUSABLE_WARNING}: {where}: {diagnostic.message}"
+    return f"{head}: {where}: {diagnostic.message}"
 
 
 def user_frame(loc: SourceLoc) -> str | None:
@@ -535,11 +667,12 @@ def _is_library(frame: str) -> bool:
     return any(m in path for m in _LIBRARY_MARKERS) or path.startswith(_PACKAGE_DIR)
 
 
-def _emit(diagnostic: Diagnostic, where: str) -> None:
+def _emit(diagnostic: Diagnostic, where: str, head: str = JAX_UNUSABLE_WARNING,
+          category: type[DonationWarning] = UnusableDonationWarning) -> None:
     if diagnostics._SINK.get() is not None:
         diagnostics.emit(diagnostic)
         return
-    warnings.warn(warning_text(diagnostic, where), DonationWarning,
+    warnings.warn(warning_text(diagnostic, where, head), category,
                   stacklevel=_user_stacklevel())
 
 
