@@ -46,7 +46,7 @@ from jax_use_donated.adapters.jaxlib_ir import (
 from jax_use_donated.analysis.errors import ALIASING_OUTPUT, BUFFER_DONOR, DonationError
 from jax_use_donated.analysis.model import FunctionModel, Placement, SourceLoc
 from jax_use_donated.analysis.orderings import Ordering, ordering_for
-from jax_use_donated.analysis.plan import DonationPlan
+from jax_use_donated.analysis.plan import DonationPlan, PairChecker
 from jax_use_donated.analysis.semantics import FORWARDING_OPS, SHARDING_CUSTOM_CALL_TARGETS
 from jax_use_donated.analysis.xla_fallback import XlaFallback, xla_fallback
 from jax_use_donated.diagnostics import (
@@ -58,7 +58,7 @@ from jax_use_donated.diagnostics import (
 )
 from jax_use_donated.dropin import jax_internals, names, records
 from jax_use_donated.dropin.hlo_alias import executable_aliases
-from jax_use_donated.dropin.jax_internals import JAX_UNUSABLE_WARNING, Lowering
+from jax_use_donated.dropin.jax_internals import JAX_UNUSABLE_WARNING, Compile, Lowering
 from jax_use_donated.dropin.options import OptionsError, PlannerOptions
 from jax_use_donated.dropin.records import (
     Analysis,
@@ -205,15 +205,34 @@ def on_computation(options_text: str, module: Any) -> None:
     records.remember(module, _fallback_record(lowering, reason, options.token))
 
 
-def on_compiled(module: Any, executable: Any) -> None:
-    """Check a compiled planned module against its plan, and measure every donor's outcome in
-    the executable (``last_plan``, :func:`~.records.recent_plans` and ``plan()`` show it)."""
+def on_compiled(module: Any, compile: Compile) -> Any:
+    """Compile a planned module (``compile``: JAX's compilation, see
+    :data:`.jax_internals.Compile`) and return the executable JAX uses.
+
+    The plan's compile leaves out the options the plan does without
+    (:attr:`.LoweringRecord.drop_options`). With ``footprint_guard`` (the default), where the
+    plan compiles differently from ``jax.jit`` (other alias pairs, or region analysis), JAX's
+    own pairing is compiled too (a copy of the module with JAX's attributes, XLA's default
+    options) and the executable that needs fewer bytes is used, once per lowering: the
+    record then says so (:attr:`.LoweringRecord.kept_jax`) and its plan describes JAX's
+    pairing. The module given to XLA is checked against the plan, and every donor's outcome
+    is measured in the executable (``last_plan``, :func:`~.records.recent_plans` and
+    ``plan()`` show it)."""
     record = records.record_of(module)
-    if record is None or record.fallback_reason is not None:
-        return
+    if record is None:
+        return compile()
+    if record.fallback_reason is not None:
+        return compile(module=record.compiled_module)
+    options = PlannerOptions.decode(record.options_text) if record.options_text else None
+    if record.kept_jax is not None and record.compiled_module is not None:
+        return compile(record.drop_options + _added(record), module=record.compiled_module)
+    executable = compile(record.drop_options)
+    if options is not None and options.footprint_guard and not record.footprints:
+        executable = _guard(record, module, executable, compile)
+    compiled = record.compiled_module if record.kept_jax is not None else module
     wall, cpu = time.perf_counter(), time.thread_time()
     try:
-        problem = compiled_mismatch(record, module, executable)
+        problem = compiled_mismatch(record, compiled, executable)
     finally:
         record.timings["check"] = time.perf_counter() - wall
         record.cpu_timings["check"] = time.thread_time() - cpu
@@ -223,11 +242,61 @@ def on_compiled(module: Any, executable: Any) -> None:
             record.leaf_plan = dataclasses.replace(record.leaf_plan, fallback_reason=problem)
         records.publish(record)
         _warn_once(problem)
-        return
-    options = PlannerOptions.decode(record.options_text) if record.options_text else None
+        return executable
     measure(record, executable, options)
     if options is not None:
         warn_measured(record, options)
+    return executable
+
+
+def _added(record: LoweringRecord) -> tuple[str, ...]:
+    """The planner's own compiler options (what JAX's pairing compiles without)."""
+    return (REGION_ANALYSIS_CPU,)
+
+
+def _guard(record: LoweringRecord, module: Any, ours: Any, compile: Compile) -> Any:
+    """The footprint guard of :func:`on_compiled`: ``ours``, or the executable of JAX's own
+    pairing when that needs fewer bytes."""
+    jax_pairs = {d: k for d, (attr, k) in record.jax_attrs.items()
+                 if attr == ALIASING_OUTPUT and isinstance(k, int)}
+    jax_donors = sorted(d for d, (attr, _) in record.jax_attrs.items() if attr == BUFFER_DONOR)
+    region = REGION_ANALYSIS_CPU not in record.drop_options and _planner_region(record)
+    if (record.expected == jax_pairs and sorted(record.buffer_donors) == jax_donors
+            and not region):
+        return ours  # compiled as jax.jit compiles it
+    mine = jax_internals.footprint(ours)
+    wall, cpu = time.perf_counter(), time.thread_time()
+    try:
+        copy = jax_internals.clone_module(module)
+        main = module_function(copy, "main")
+        if main is None or mine is None:
+            return ours
+        set_arg_donations(main, jax_pairs, jax_donors)
+        theirs_executable = compile(record.drop_options + _added(record), module=copy)
+        theirs = jax_internals.footprint(theirs_executable)
+    except Exception:  # JAX's pairing does not compile here: keep ours
+        return ours
+    finally:
+        record.timings["guard"] = time.perf_counter() - wall
+        record.cpu_timings["guard"] = time.thread_time() - cpu
+    if theirs is None:
+        return ours
+    record.footprints = {"ours": mine, "jax": theirs}
+    if theirs >= mine:
+        return ours
+    record.kept_jax = (f"it needs {mine - theirs:,} fewer bytes in XLA's compile than ours "
+                       f"({theirs:,} B against {mine:,} B)")
+    record.compiled_module = copy
+    record.expected, record.buffer_donors = jax_pairs, jax_donors
+    record.leaf_plan = None
+    record.call_plan()
+    records.publish(record)
+    return theirs_executable
+
+
+def _planner_region(record: LoweringRecord) -> bool:
+    """Whether the planner added region analysis to this lowering's compile."""
+    return record.region_added
 
 
 def measure(record: LoweringRecord, executable: Any, options: PlannerOptions | None) -> None:
@@ -365,7 +434,8 @@ def analyse(lowering: Lowering, options: PlannerOptions,
     names = lowering.arg_names
     partitions = lowering.num_partitions
     module_ref = weakref.ref(module)
-    ordering = lowering_ordering(lowering)
+    ordering: Ordering = lowering_ordering(lowering)
+    drop: tuple[str, ...] = ()
 
     def plan_module(module: Any, clock: StepClock) -> Analysis:
         main = module_function(module, "main")
@@ -385,13 +455,31 @@ def analyse(lowering: Lowering, options: PlannerOptions,
             return plan_module(module, StepClock())
 
     analysis = plan_module(module, clock)
+    if REGION_ANALYSIS_CPU in lowering.added_options and _region_saves_nothing(analysis):
+        # The data-dependence plan hosts every pair the region plan does, copy-free: compile
+        # as jax.jit does (region analysis only moves XLA's temporaries then).
+        ordering, drop = "xla-cpu", (REGION_ANALYSIS_CPU,)
+        analysis = plan_module(module, clock)
     record = LoweringRecord(name, jax_attrs, result_names(main),
                             analysis.fallback.all_pairs(analysis.plan),
                             analysis.fallback.buffer_donors, removed, arg_leaves=arg_leaves,
                             result_leaves=result_leaves, analysis=analysis, rebuild=rebuild,
                             options_text=lowering.options_text)
+    record.drop_options = drop
+    record.region_added = REGION_ANALYSIS_CPU in lowering.added_options
     clock.lap("plan")
     return record
+
+
+def _region_saves_nothing(analysis: Analysis) -> bool:
+    """Whether every pair of a region-analysis plan is also copy-free by data dependence,
+    XLA's default copy insertion (then the default compile needs no copy the region plan
+    avoids)."""
+    plan = analysis.plan
+    if plan.checker is None:
+        return False
+    flow = PairChecker(analysis.function, plan.checker.live, "xla-cpu")
+    return all(flow.is_safe(d, k) for d, k in plan.pairs.items())
 
 
 class _LoweringFront(FrontEnd[Any]):

@@ -109,6 +109,20 @@ class LoweringRecord:
     (:func:`jax_use_donated.dropin.planner.warn_measured`)."""
     warned: bool = False
     """Whether :attr:`pending` was reported (once per lowering)."""
+    region_added: bool = False
+    """Whether the planner added region analysis to this lowering's compiler options."""
+    drop_options: tuple[str, ...] = ()
+    """Compiler options the planner added at the lowering but the plan does without (region
+    analysis, where it predicts no copy saved): left out of the compile."""
+    kept_jax: str | None = None
+    """Set when the executable uses JAX's own pairing, not the plan's: it needed fewer bytes
+    (the footprint guard, :func:`jax_use_donated.dropin.planner.on_compiled`); says why."""
+    footprints: dict[str, int] = field(default_factory=dict)
+    """Bytes each compiled variant needs (``"ours"``, ``"jax"``), where the guard compiled
+    both."""
+    compiled_module: Any = field(default=None, repr=False, compare=False)
+    """The module the chosen executable was compiled from when it is not the lowered one
+    (JAX's pairing, on a copy): kept so that JAX's compilation cache keeps serving it."""
 
     def _analysis(self) -> Analysis:
         if self.analysis is None:
@@ -130,6 +144,9 @@ class LoweringRecord:
         """What unpaired donors keep for XLA (JAX's copying pair, or the buffer-donor mark)."""
         return self._analysis().fallback
 
+    def _jax_view(self) -> _JaxView:
+        return _jax_view_of(self)
+
     def release(self) -> None:
         """Drop the model and plan (rebuilt on demand)."""
         if self.rebuild is not None:
@@ -144,10 +161,18 @@ class LoweringRecord:
         if self.analysis is not None or self.rebuild is not None:
             plan, fallback = self.plan, self.fallback
             ordering = plan.ordering
+            jax_view = self._jax_view() if self.kept_jax is not None else None
+            if jax_view is not None:
+                ordering = "xla-cpu"
             for v in plan.verdicts:
                 d = v.arg.index
                 k = plan.pairs.get(d)
                 kept = fallback.kept_pairs.get(d)
+                note = fallback.notes.get(d) if k is None else None
+                if jax_view is not None:  # the executable uses JAX's pairing
+                    k, kept, note = jax_view.get(d), None, None
+                    if k is not None and jax_view.outcome(d) == "copied":
+                        k, kept = None, k
                 host = k if k is not None else kept
                 status: DonationStatus
                 if k is not None:
@@ -158,7 +183,8 @@ class LoweringRecord:
                     status = "buffer donor"
                 else:
                     status = "not reused"
-                note = fallback.notes.get(d) if k is None else None
+                if jax_view is not None:
+                    note = f"kept JAX's own pairing: {self.kept_jax}"
                 leaf = _at(self.arg_leaves, d)
                 name = self.leaf_names.get(leaf) if leaf is not None else None
                 jax_kind, jax_value = self.jax_attrs.get(d, (None, None))
@@ -174,7 +200,8 @@ class LoweringRecord:
                     result=_at(self.result_leaves, host) if host is not None else None,
                     result_path=_at(self.result_paths, host) if host is not None else None,
                     reason="paired" if k is not None else v.reason.value,
-                    message=v.message + (f"; {note}" if note else ""),
+                    message=(note if jax_view is not None and note else
+                             v.message + (f"; {note}" if note else "")),
                     jax_path=name.jax_path if name is not None else v.arg.display_name,
                     user_path=name.user if name is not None else True,
                     type_text=v.arg.type_text,
@@ -206,6 +233,28 @@ class LoweringRecord:
                                   tuple(self.buffer_donors), self.fallback_reason,
                                   library=self.library, ordering=ordering)
         return self.leaf_plan
+
+
+@dataclass
+class _JaxView:
+    """JAX's pairing as the executable runs it: donor -> result, and each pair's predicted
+    outcome under XLA's default copy insertion."""
+
+    pairs: dict[int, int]
+    outcomes: dict[int, str]
+
+    def get(self, d: int) -> int | None:
+        return self.pairs.get(d)
+
+    def outcome(self, d: int) -> str:
+        return self.outcomes.get(d, "not donated")
+
+
+def _jax_view_of(record: LoweringRecord) -> _JaxView:
+    from jax_use_donated.analysis.plan import predict_pairing
+
+    pairs = dict(record.expected)
+    return _JaxView(pairs, predict_pairing(record.function, "xla-cpu", pairs))
 
 
 def _jax_copy_free(plan: DonationPlan, d: int, ours: int | None,
