@@ -260,6 +260,31 @@ class Oracle:
                         stack.append((owner[k], [*path, k, owner[k]]))
         return None
 
+    def consistent_augmenting_path(self, pairs: Pairs, donors: list[int],
+                                   edges: Mapping[int, list[int]]) -> list[int] | None:
+        """Like :meth:`augmenting_path`, but every path is tried and one is returned only if
+        flipping it leaves the pairs consistent."""
+        owner = {k: d for d, k in pairs.items()}
+
+        def walk(d: int, path: list[int]) -> list[int] | None:
+            for k in edges.get(d, []):
+                if k in path[1::2]:
+                    continue
+                if k not in owner:
+                    flipped = {**pairs, **dict(zip(path[::2], [*path[1::2], k], strict=True))}
+                    if self.consistent(flipped):
+                        return [*path, k]
+                elif owner[k] not in path[::2]:
+                    found = walk(owner[k], [*path, k, owner[k]])
+                    if found is not None:
+                        return found
+            return None
+
+        for start in donors:
+            if start not in pairs and (found := walk(start, [start])) is not None:
+                return found
+        return None
+
     def max_matching(self, donors: list[int], edges: Mapping[int, list[int]]) -> dict[int, int]:
         """A maximum matching over ``edges``, by augmenting paths from nothing."""
         pairs: dict[int, int] = {}

@@ -180,6 +180,24 @@ def test_the_oracle_on_a_swap() -> None:
     assert plan is not None and len(plan.pairs) == 1
 
 
+def test_the_oracle_on_a_fusion_fragile_read() -> None:
+    """``r = -a; s = a + b; return s, s @ r``: ``s`` is returned and used, so XLA's fusion
+    may recompute it inside a consumer, and its read of ``a`` precedes no writer: under
+    dataflow ``a`` cannot host ``s @ r`` although the dot depends on the add (nor ``s``,
+    which ``-a`` may read after)."""
+    b = FnBuilder()
+    x, y = b.arg(t=VEC, donate=True), b.arg(t=VEC)
+    r = b.op("stablehlo.negate", x)
+    s = b.op("stablehlo.add", x, y)
+    fn = b.ret(s, b.op("stablehlo.dot_general", s, r))
+    flow = Oracle(fn, "xla-cpu")
+    assert flow.fragile == {1} and flow.depends(0, 2) and flow.depends(1, 2)
+    assert not flow.safe(0, 0) and not flow.safe(0, 1)
+    assert Oracle(fn, "program").safe(0, 1)
+    plan = check_plan(fn, "xla-cpu")
+    assert plan is not None and plan.pairs == {}
+
+
 @pytest.mark.xfail(strict=True, reason="the planner never moves a pair accepted earlier in "
                    "donor order to make room for a later donor's (issue 25)")
 def test_region_plan_misses_a_pair_an_earlier_pair_blocks() -> None:
