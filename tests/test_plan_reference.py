@@ -2,11 +2,11 @@
 
 Random models (hypothesis): every plan, with and without the fusion rule and kept aliases,
 is safe pair by pair and as large as the best of every assignment of donors to results;
-under region orderings consistent, maximal and at least the dataflow plan (the best is
-missed in rare cases: the strict xfail below); data dependence, the checker's read order and
+under region orderings consistent, maximal and at least the dataflow plan (the best can
+still be missed where augmenting paths run out); data dependence, the checker's read order and
 the region orderings' writer order equal the oracle's closure; ``predict_pairing`` agrees.
 The JAX corpus, the lit inputs and MLP Adam steps are checked the same way (region plans as
-large as the best, but for :data:`REGION_GAPS`), exhaustively where the donors are few, else
+large as the best), exhaustively where the donors are few, else
 by the absence of augmenting paths.
 """
 
@@ -200,14 +200,12 @@ def test_the_oracle_on_a_fusion_fragile_read() -> None:
     assert plan is not None and plan.pairs == {}
 
 
-@pytest.mark.xfail(strict=True, reason="the planner never moves a pair accepted earlier in "
-                   "donor order to make room for a later donor's (issue 25)")
-def test_region_plan_misses_a_pair_an_earlier_pair_blocks() -> None:
-    """``(x, y) -> (atan2(x, y), power(x, y), sqrt(x))``: ``x -> 2`` and ``y -> 0`` (or
-    ``y -> 1``) are consistent, but the planner keeps JAX's ``x -> 0``, which needs every
-    other read of ``x`` before ``atan2``: every result ``y`` could host is then written by one
-    of those reads, and each of its pairs closes a cycle. The corpus's ``nested_jit``,
-    ``(x * y + 1, y * x + 1, x - 1)``, is the same case."""
+def test_region_plan_moves_an_earlier_pair_to_make_room() -> None:
+    """``(x, y) -> (atan2(x, y), power(x, y), sqrt(x))``: JAX's ``x -> 0`` needs every other
+    read of ``x`` before ``atan2``, and every result ``y`` could host is then written by one
+    of those reads (each of its pairs closes a cycle); after the rounds the planner searches
+    consistent augmenting paths and moves ``x`` to ``2``, making room for ``y -> 0``. The
+    corpus's ``nested_jit``, ``(x * y + 1, y * x + 1, x - 1)``, is the same case."""
     b = FnBuilder()
     x, y = b.arg(t=VEC, donate=True), b.arg(t=VEC, donate=True)
     fn = b.ret(b.op("stablehlo.atan2", x, y), b.op("stablehlo.power", x, y),
@@ -215,7 +213,7 @@ def test_region_plan_misses_a_pair_an_earlier_pair_blocks() -> None:
     oracle = Oracle(fn, "xla-cpu-region")
     assert oracle.consistent({0: 2, 1: 0})
     plan = plan_donation(fn, "xla-cpu-region")
-    assert plan.pairs == {0: 0}  # what it gives today
+    assert plan.pairs == {0: 2, 1: 0}
     check_plan(fn, "xla-cpu-region")
 
 
@@ -250,7 +248,6 @@ def _jaxlib_models(text: str, allow_unregistered: bool = False, every_function: 
             yield fn
 
 
-REGION_GAPS = {("float_ops_misc", "main"), ("nested_jit", "main")}
 """Corpus functions whose region-ordering plan is a pair short of the best (see
 :func:`test_region_plan_misses_a_pair_an_earlier_pair_blocks`)."""
 
@@ -268,8 +265,7 @@ def test_corpus_plans_are_safe_and_maximum() -> None:
                 # a conditional writing a donor: its branch rules (analysis/conditionals.py)
                 # are checked against XLA's executable by tests/test_conditionals.py
                 continue
-            check_all(fn, keep=(False,), fusion=(False,),
-                      region_best=(entry.name, fn.name) not in REGION_GAPS)
+            check_all(fn, keep=(False,), fusion=(False,))
             checked += 1
     assert checked > 150
 

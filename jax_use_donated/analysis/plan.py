@@ -757,6 +757,8 @@ def plan_donation(
         rejected = [dk for dk in consistent_pairs(checker, pairs, log)
                     if dk[0] not in fixed]
         if not rejected:
+            if rounds:
+                pairs = _augment_unpaired(checker, pairs, classes, lazy, safe)
             break
         # Match again without them: only the classes of the rejected donors change (the
         # matching of a class depends on its own edges only).
@@ -1076,6 +1078,77 @@ def _greedy_completion(checker: PairChecker, start: dict[int, int],
             if d not in pairs:
                 pairs = _augment_consistently(checker, pairs, d, donors, view, banned)
     return pairs, banned
+
+
+AUGMENT_CLASS_LIMIT = 64
+"""Largest class of donors whose pairs :func:`_augment_unpaired` re-examines (every pair of
+the class is checked alone)."""
+
+
+def _augment_unpaired(checker: PairChecker, pairs: dict[int, int],
+                      classes: dict[object, list[int]], lazy: dict[object, LazyEdges],
+                      safe: dict[int, list[int]]) -> dict[int, int]:
+    """After the rounds converged (some pairs were rejected on the way), each donor left
+    unpaired tries consistent augmenting paths (:func:`_augment_consistently`) over the pairs
+    that are safe alone, the rejected ones included: a pair accepted for an earlier donor may
+    move to make room. ``(x, y) -> (atan2(x, y), power(x, y), sqrt(x))``: the rounds end at
+    ``{x: 0}`` (every result ``y`` could host closes a cycle with it); the path
+    ``y -> 0, x -> 2`` is consistent. Classes of more than :data:`AUGMENT_CLASS_LIMIT` donors
+    are left as the rounds made them."""
+    for key, donors in classes.items():
+        if all(d in pairs for d in donors) or len(donors) > AUGMENT_CLASS_LIMIT:
+            continue
+        edges = {d: [k for k in lazy[key].candidates if _safe_alone(checker, d, k)]
+                 for d in donors}
+        for d in donors:
+            if d not in pairs and edges[d]:
+                pairs = _augment_by_search(checker, pairs, d, donors, edges)
+        for d in donors:
+            if d in pairs:
+                safe.pop(d, None)
+                for k in edges[d]:  # a pair the rounds banned may be consistent now
+                    checker.banned.discard((d, k))
+            else:
+                safe[d] = lazy[key].safe_of(d)
+    return pairs
+
+
+AUGMENT_SEARCH_LIMIT = 256
+"""Augmenting paths :func:`_augment_by_search` tries per unpaired donor."""
+
+
+def _augment_by_search(checker: PairChecker, pairs: dict[int, int], d: int, donors: list[int],
+                       edges: Mapping[int, list[int]]) -> dict[int, int]:
+    """``pairs`` with free donor ``d`` paired along the first augmenting path (depth first,
+    every simple path, at most :data:`AUGMENT_SEARCH_LIMIT`) whose pairs are consistent
+    together (:func:`consistent_pairs`); ``pairs`` itself when none is."""
+    owner = {k: x for x, k in pairs.items() if x in donors}
+
+    def paths(x: int, seen: frozenset[int]) -> Iterator[list[tuple[int, int]]]:
+        for k in edges[x]:
+            if k in seen:
+                continue
+            holder = owner.get(k)
+            if holder is None:
+                yield [(x, k)]
+            else:
+                for rest in paths(holder, seen | {k}):
+                    yield [(x, k), *rest]
+
+    for tried, path in enumerate(paths(d, frozenset())):
+        if tried >= AUGMENT_SEARCH_LIMIT:
+            break
+        trial = {**pairs, **dict(path)}
+        if not _consistent(checker, trial, None)[0]:
+            return trial
+    return pairs
+
+
+def _safe_alone(checker: PairChecker, d: int, k: int) -> bool:
+    """``d -> k`` is safe by itself (the rule without the rounds' bans)."""
+    if checker._ordering_blocker(d, k) is not None:  # pyright: ignore[reportPrivateUsage]
+        return False
+    return not checker.fusion or fusion_safe_pair(checker.fn, checker.live, d, k)
 
 
 def _augment_consistently(checker: PairChecker, pairs: dict[int, int], d: int,
