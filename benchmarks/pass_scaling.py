@@ -281,12 +281,17 @@ class Timed:
     detail: dict[str, float] = field(default_factory=dict)
     runs: list[float] = field(default_factory=list)
     """Every run's seconds (the repeated series), in run order."""
+    cpu: float | None = None
+    """CPU seconds (user and system) of the process and the children it waited for."""
 
 
 def timed_process(cmd: list[str], cap: float) -> Timed:
     """Wall time and peak RSS of one process (``None`` past ``cap`` seconds)."""
     if Path("/usr/bin/time").exists():
         cmd = ["/usr/bin/time", "-f", "maxrss %M kB", *cmd]
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
@@ -296,11 +301,13 @@ def timed_process(cmd: list[str], cap: float) -> Timed:
         proc.communicate()
         return Timed(None, note=f"> {cap:.0f} s")
     wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if proc.returncode != 0:
         return Timed(None, note=f"exit {proc.returncode}: {err.decode()[-200:]}")
     detail = {k: float(v) for k, v in re.findall(r"([\w-]+) ([0-9.]+) s\b", err.decode())}
     rss = re.search(r"maxrss (\d+) kB", err.decode())
-    return Timed(wall, int(rss.group(1)) / 1024 if rss else None, detail=detail)
+    return Timed(wall, int(rss.group(1)) / 1024 if rss else None, detail=detail, cpu=cpu)
 
 
 def xdsl_generic_parse(text_file: Path, cap: float) -> Timed:
@@ -388,13 +395,14 @@ def jaxlib_ab(layers: Sequence[int], baseline: Path, reps: int, cap: float) -> s
         "(N-layer MLP Adam step, outputs reordered, `jax.jit(...).lower(...).as_text()`; "
         "`jax-donate-opt FILE -p jax-plan-donation --path=jaxlib -o /dev/null`, both "
         "checkouts started by the same launcher with this interpreter; whole processes, wall "
-        f"seconds; {reps} rounds per size, each the reference, then the two in alternating "
-        f"order; on a shared {os.cpu_count()}-core machine, load average at the end "
-        f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}).",
+        f"seconds, and CPU seconds (user and system, the forked children included); {reps} "
+        f"rounds per size, each the reference, then the two in alternating order; on a shared "
+        f"{os.cpu_count()}-core machine, load average at the start "
+        f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}, at the end LOAD_END).",
         "",
-        f"| layers | ops | reference (jaxlib parse+print) | {ours_name} | {base_rev} | "
-        f"{ours_rev} / {base_rev}: median of per-round ratios | quartiles of the ratios |",
-        "|---:|---:|---:|---:|---:|---:|---|",
+        f"| layers | ops | measure | reference (jaxlib parse+print) | {ours_name} | {base_rev} "
+        f"| {ours_rev} / {base_rev}: median of per-round ratios | quartiles of the ratios |",
+        "|---:|---:|---|---:|---:|---:|---:|---|",
     ]
     for n in layers:
         path = train_step_text(n)
@@ -405,27 +413,31 @@ def jaxlib_ab(layers: Sequence[int], baseline: Path, reps: int, cap: float) -> s
             return [sys.executable, "-c", CLI_LAUNCHER, str(checkout), str(path), "-p",
                     "jax-plan-donation", "--path=jaxlib", "-o", os.devnull]
 
-        runs: dict[str, list[float]] = {"ref": [], "ours": [], "base": []}
+        runs: dict[tuple[str, str], list[float]] = {
+            (who, what): [] for who in ("ref", "ours", "base") for what in ("wall", "cpu")}
         for r in range(reps):
             order = [("ours", root), ("base", baseline)]
             if r % 2:
                 order.reverse()
-            timed = timed_process(reference, cap)
-            if timed.seconds is not None:
-                runs["ref"].append(timed.seconds)
-            for name, checkout in order:
-                timed = timed_process(tool(checkout), cap)
-                if timed.seconds is None:
+            jobs = [("ref", reference), *((name, tool(checkout)) for name, checkout in order)]
+            for name, cmd in jobs:
+                timed = timed_process(cmd, cap)
+                if timed.seconds is None or timed.cpu is None:
                     raise SystemExit(f"{name} at {n} layers: {timed.note}")
-                runs[name].append(timed.seconds)
-        ratios = sorted(o / b for o, b in zip(runs["ours"], runs["base"], strict=True))
-        quartiles = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else ratios * 3
-        lines.append(
-            f"| {n} | {ops} | {statistics.median(runs['ref']):.2f} | "
-            f"{statistics.median(runs['ours']):.2f} | {statistics.median(runs['base']):.2f} | "
-            f"{statistics.median(ratios):.3f}x | {quartiles[0]:.3f} to {quartiles[-1]:.3f} |")
-        print(lines[-1], flush=True)
-    text = "\n".join(lines) + "\n"
+                runs[name, "wall"].append(timed.seconds)
+                runs[name, "cpu"].append(timed.cpu)
+        for what in ("wall", "cpu"):
+            ratios = sorted(o / b for o, b in zip(runs["ours", what], runs["base", what],
+                                                  strict=True))
+            quartiles = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else ratios * 3
+            lines.append(
+                f"| {n} | {ops} | {what} s | {statistics.median(runs['ref', what]):.2f} | "
+                f"{statistics.median(runs['ours', what]):.2f} | "
+                f"{statistics.median(runs['base', what]):.2f} | "
+                f"{statistics.median(ratios):.3f}x | {quartiles[0]:.3f} to {quartiles[-1]:.3f} |")
+            print(lines[-1], flush=True)
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    text = "\n".join(lines).replace("LOAD_END", load) + "\n"
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "jaxlib_path_ab.md").write_text(text)
     return text

@@ -42,6 +42,7 @@ from jax_use_donated.opt.jaxlib_io import Declined
 
 if TYPE_CHECKING:
     from jax_use_donated.adapters.jax_text import TextModule
+    from jax_use_donated.analysis.report import ReportStyle
     from jax_use_donated.opt.jaxlib_io import Outcome
     from jax_use_donated.planning import PlanOptions
 
@@ -54,33 +55,35 @@ and the fork gains nothing)."""
 # The child: read and plan
 
 
-def plan_text(module: TextModule, passes: Sequence[PlanOptions], report: bool,
+def plan_text(module: TextModule, passes: Sequence[PlanOptions], report: ReportStyle | None,
               prebuilt: dict[str, Any] | None = None) -> dict[str, Any]:
     """The passes on the text's models, as :func:`.jaxlib_path.run_pipeline` runs them on
     jaxlib's (the same loop, :func:`.planning.plan_functions`): the rewrites, the warnings
-    (``[severity, message, file:line:col, name]``), the donation report (with ``report``),
+    (``[severity, message, file:line:col, name]``), the donation report rendered in the
+    ``report`` style (when given),
     the functions that had donors and the timings. ``prebuilt``: models of XLA's view read
     before the options came (name -> model or the :class:`.errors.DonationError` building it
     raised). :class:`Declined` where that function would give up."""
-    from jax_use_donated.analysis.report import donation_report
+    from jax_use_donated.analysis.report import ReportedPlan, render
     from jax_use_donated.diagnostics import collect_diagnostics
     from jax_use_donated.opt.fronts import TextFront
     from jax_use_donated.planning import plan_functions
 
     rewrites: dict[str, tuple[dict[int, int], list[int]]] = {}
     seconds: dict[str, float] = {}
-    plans: list[tuple[Any, Any]] = []
+    plans: list[ReportedPlan] = []
     with_donors = [f.name for f in module.functions.values()
                    if f.body is not None and f.has_donors]
     with collect_diagnostics() as sink:
         for k, options in enumerate(passes):
             front = TextFront(options, module, rewrites, prebuilt if k == 0 else None)
-            plans.extend((item.fn, item.plan) for item in plan_functions(front, seconds))
+            plans.extend(ReportedPlan(item.fn, item.plan, not options.verify)
+                         for item in plan_functions(front, seconds))
     return {
         "rewrites": {name: [{str(a): r for a, r in pairs.items()}, donors]
                      for name, (pairs, donors) in rewrites.items()},
         "warnings": [[d.severity, d.message, d.loc.text, d.loc.name] for d in sink.diagnostics],
-        "report": donation_report(plans) if report and plans else None,
+        "report": render(plans, report) if report is not None else None,
         "planned": bool(plans),
         "with_donors": with_donors,
         "seconds": seconds,
@@ -92,6 +95,7 @@ def _planner(data: bytes, link: Link) -> None:
     and reply ``ok`` with :func:`plan_text`'s result as JSON, or ``declined`` and why."""
     from jax_use_donated.adapters.jax_text import TextModuleAdapter, TextUnsupported, read_module
     from jax_use_donated.analysis.errors import DonationError
+    from jax_use_donated.analysis.report import ReportStyle
     from jax_use_donated.planning import PlanOptions
 
     def reply(status: str, payload: bytes) -> None:
@@ -122,7 +126,8 @@ def _planner(data: bytes, link: Link) -> None:
     asked = json.loads(request)
     passes = [PlanOptions(**p) for p in asked["passes"]]
     try:
-        result = plan_text(module, passes, bool(asked["report"]), prebuilt)
+        style = ReportStyle.from_json(asked["report"]) if asked["report"] else None
+        result = plan_text(module, passes, style, prebuilt)
     except Declined as err:
         reply("declined", err.reason.encode())
         return
@@ -151,10 +156,11 @@ class PlanChild:
         """The child's process id until it is reaped."""
         return self.child.pid
 
-    def ask(self, passes: Sequence[PlanOptions], report: bool) -> None:
+    def ask(self, passes: Sequence[PlanOptions], report: ReportStyle | None) -> None:
         from dataclasses import asdict
 
-        payload = json.dumps({"passes": [asdict(p) for p in passes], "report": report})
+        payload = json.dumps({"passes": [asdict(p) for p in passes],
+                              "report": report.to_json() if report is not None else None})
         self.child.send(payload.encode())  # the child is gone: result() says so
 
     def result(self) -> dict[str, Any]:
@@ -274,7 +280,7 @@ def plan_options(passes: Sequence[Any]) -> list[PlanOptions]:
     return out
 
 
-def run_beside_planner(data: bytes, passes: Sequence[Any], report: bool,
+def run_beside_planner(data: bytes, passes: Sequence[Any], report: ReportStyle | None,
                        allow_unregistered: bool, timings: dict[str, float]
                        ) -> tuple[Outcome, str]:
     """The outcome and output text of ``passes`` on ``data`` (see the module docstring).
