@@ -11,6 +11,7 @@
 // RUN: jax-donate-opt %s -p jax-plan-donation --donation-report --verbose -o /dev/null 2>&1 | filecheck %s --check-prefix=LONG
 // RUN: xdsl-opt -f jax -t jax %s -p 'jax-plan-donation{report=verbose}' -o /dev/null 2>&1 | filecheck %s --check-prefix=LONG
 // RUN: jax-donate-opt %s -p 'jax-plan-donation{ordering=xla-cpu-region}' --donation-report -o /dev/null 2>&1 | filecheck %s --check-prefix=REGION
+// RUN: jax-donate-opt %s -p 'jax-plan-donation{mode=materialize}' --donation-report -o /dev/null 2>&1 | filecheck %s --check-prefix=PROGRAM
 // RUN: jax-donate-opt %s -p jax-plan-donation --donation-report=json -o /dev/null 2>&1 | filecheck %s --check-prefix=JSON
 // RUN: jax-donate-opt %s -p jax-plan-donation --donation-report=json=%t.json -o /dev/null 2>&1 | filecheck %s --check-prefix=TO-FILE
 // RUN: filecheck %s --check-prefix=JSON < %t.json
@@ -61,6 +62,12 @@
 // REGION-NEXT: count (%arg3)      tensor<i32>    4 B    -         -         no-compatible-result (unused)
 // REGION-NEXT: 1 donor not reused: the warning above says why
 // REGION-NOT:  hint
+
+// In block order (mode=materialize, for bufferization) copies are not XLA's.
+// PROGRAM-LABEL: donation report for @main: 3/4 donors reused without a copy, 48 B of 52 B
+// PROGRAM-NEXT:    ordering: block order (as after bufferization)
+// PROGRAM-NEXT:    jax.jit's pairing: 3/4 donors, 48 B, 1 without a copy (16 B): 2 overwrite a buffer still read, which need a copy
+// PROGRAM-NOT:   hint
 
 // As JSON, one versioned document per line: per function the totals, per donor the facts.
 // JSON:      {"schema": "jax-use-donated/donation-report", "version": 1, "input": "{{.*}}donation_report.mlir", "functions": [{"function": "main",

@@ -240,9 +240,10 @@ def _function_text(item: ReportedPlan) -> list[str]:
             f"{format_bytes(sum(fn.args[d].nbytes for d in jax))}")
     if copied:
         free = [d for d in jax if d not in copied]
+        who = "XLA copies" if ordering_model(plan.ordering).xla else "need a copy"
         line += (f", {len(free)} without a copy ({format_bytes(sum(fn.args[d].nbytes for d in free))}):"
                  f" {len(copied)} overwrite{'s' if len(copied) == 1 else ''} a buffer still "
-                 "read, which XLA copies")
+                 f"read, which {who}")
     elif copied is not None and jax:
         line += ", all without a copy"
     lines.append(line)
