@@ -3,8 +3,8 @@
 Warnings are not errors: a donor that cannot be reused leaves a correct program. They go to the
 innermost active :class:`DiagnosticSink` (tests and the driver install one with
 :func:`collect_diagnostics`). With no sink active, in an ``xdsl-opt`` process they are printed
-MLIR-style to stderr (``file:line:col: warning: ...``; the input's name, as the ``jax`` frontend
-recorded it, where the IR has no location); anywhere else they are raised as Python warnings of
+MLIR-style to stderr (``file:line:col: warning: ...``; the input's name, :func:`input_name`,
+where the IR has no location); anywhere else they are raised as Python warnings of
 category :class:`DonationWarning`, so ``pytest.warns`` and ``warnings.catch_warnings`` see them.
 """
 
@@ -111,6 +111,42 @@ def note_input_name(name: str) -> None:
     _INPUT_NAME.set(name)
 
 
+def input_name() -> str:
+    """The name of the input being read: as the ``jax`` frontend recorded it; else, in an
+    ``xdsl-opt`` process, the input file its command line names (read with xDSL's own
+    arguments: ``stdin``, as xDSL names it, when none); else ``xdsl-opt``."""
+    recorded = _INPUT_NAME.get()
+    if recorded:
+        return recorded
+    if running_xdsl_opt():
+        named = _command_line_input()
+        if named is not None:
+            _INPUT_NAME.set(named)
+            return named
+    return "xdsl-opt"
+
+
+def _command_line_input() -> str | None:
+    """``xdsl-opt``'s input file as its argument parser reads ``sys.argv`` (``stdin`` when it
+    names none), ``None`` where that cannot be told."""
+    import argparse
+
+    try:
+        from xdsl.xdsl_opt_main import xDSLOptMain
+
+        tool = object.__new__(xDSLOptMain)
+        tool.available_frontends = {}
+        tool.available_passes = {}
+        tool.available_targets = {}
+        parser = argparse.ArgumentParser(add_help=False, exit_on_error=False)
+        tool.register_all_arguments(parser)
+        args, _ = parser.parse_known_args(sys.argv[1:])
+    except (Exception, SystemExit):
+        return None
+    name = getattr(args, "input_file", None)
+    return name if isinstance(name, str) and name else "stdin"  # xDSL's name for it
+
+
 def running_xdsl_opt() -> bool:
     """Whether this process is ``xdsl-opt`` (the console script or ``python -m``)."""
     main = sys.modules.get("__main__")
@@ -128,6 +164,6 @@ def emit(diagnostic: Diagnostic) -> None:
         sink.diagnostics.append(diagnostic)
     elif running_xdsl_opt():
         sys.stdout.flush()
-        print(diagnostic.format(_INPUT_NAME.get() or "xdsl-opt"), file=sys.stderr, flush=True)
+        print(diagnostic.format(input_name()), file=sys.stderr, flush=True)
     elif diagnostic.severity == "warning":
         warnings.warn(diagnostic.format(), DonationWarning, stacklevel=3)
