@@ -70,7 +70,7 @@
 // PROGRAM-NOT:   hint
 
 // As JSON, one versioned document per line: per function the totals, per donor the facts.
-// JSON:      {"schema": "jax-use-donated/donation-report", "version": 1, "input": "{{.*}}donation_report.mlir", "functions": [{"function": "main",
+// JSON:      {"schema": "jax-use-donated/donation-report", "version": 1, "input": "{{.*}}donation_report.mlir", "details": [{"function": "main",
 // JSON-SAME: "ordering": {"name": "xla-cpu", "kind": "dataflow", "verified": true,
 // JSON-SAME: "donors": 4, "reused": 2, "donated_bytes": 52, "reused_bytes": 32, "jax_pairing": {"donors": 3, "bytes": 48, "copied": [0, 1, 2]}, "warned": true,
 // JSON-SAME: {"index": 2, "name": "buf", "location": null, "type": "tensor<4xf32>", "bytes": 16, "jax_result": 2, "jax_copied": true, "result": null, "reason": "read-after-write", "unused": false,

@@ -15,6 +15,7 @@ import pytest
 
 from jax_use_donated.analysis.orderings import ORDERINGS
 from jax_use_donated.analysis.report import ORDERING_WORDS, SCHEMA, VERSION
+from jax_use_donated.analysis.report_schema import validate
 from jax_use_donated.opt import text_route
 from jax_use_donated.opt.driver import with_report_format
 from tests.test_driver_paths import run
@@ -84,7 +85,10 @@ def test_json_report_is_versioned_and_complete() -> None:
     assert code == 0
     (doc,) = _json_lines(err)
     assert (doc["schema"], doc["version"], doc["input"]) == (SCHEMA, VERSION, str(EXAMPLE))
-    (fn,) = doc["functions"]
+    (record,) = doc["functions"]  # the drop-in's schema (CallPlan.to_dict)
+    assert validate(record) == [] and record["front_end"] == "jax-donate-opt"
+    assert (record["summary"]["donated"], record["summary"]["reused"]) == (16, 13)
+    (fn,) = doc["details"]
     assert (fn["function"], fn["donors"], fn["reused"]) == ("main", 16, 13)
     assert fn["ordering"]["name"] == "xla-cpu" and fn["ordering"]["verified"] is True
     assert fn["jax_pairing"]["donors"] == 16 and len(fn["jax_pairing"]["copied"]) == 11
@@ -106,7 +110,7 @@ def test_json_report_per_chunk_and_when_there_is_nothing() -> None:
     assert code == 0
     first, second = _json_lines(err)
     assert [h["id"] for h in first["hints"]] == ["region-ordering", "debug-info"]
-    assert second["functions"] == [] and second["note"].startswith(
+    assert second["functions"] == second["details"] == [] and second["note"].startswith(
         "nothing to report: no function has donated arguments")
     _, _, err = run(NO_DEBUG_INPUT, "--donation-report=json")
     (doc,) = _json_lines(err)
@@ -120,7 +124,7 @@ def test_report_to_a_file_leaves_stderr_to_the_warnings(tmp_path: Path) -> None:
                          f"--donation-report=json={target}")
     assert code == 0 and out and err.count("\n") == 2 and "donation report" not in err
     (doc,) = _json_lines(target.read_text())
-    assert doc["functions"][0]["reused"] == 2 and "stale" not in target.read_text()
+    assert doc["details"][0]["reused"] == 2 and "stale" not in target.read_text()
     text = tmp_path / "report.txt"
     run(REPORT_INPUT, "-p", "jax-plan-donation", f"--donation-report=text={text}")
     assert text.read_text().startswith("donation report for @main: 2/4 donors reused")

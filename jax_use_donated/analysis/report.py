@@ -29,6 +29,7 @@ from typing import Any, Literal, NamedTuple
 from jax_use_donated.analysis.model import FunctionModel, Op
 from jax_use_donated.analysis.orderings import ordering_model
 from jax_use_donated.analysis.plan import Blocker, DonationPlan, DonorVerdict, Reason, compat_key
+from jax_use_donated.analysis.report_schema import plan_records
 
 SCHEMA = "jax-use-donated/donation-report"
 """The JSON document's ``schema``."""
@@ -341,12 +342,19 @@ def function_record(fn: FunctionModel, plan: DonationPlan, warned: bool = True
 
 
 def json_report(plans: Sequence[ReportedPlan], input_name: str, note: str | None = None) -> str:
-    """The JSON document (one line) of ``plans``; ``note`` says why there is none."""
+    """The JSON document (one line) of ``plans``; ``note`` says why there is none.
+
+    ``functions`` holds one record per function in the schema the drop-in's
+    ``CallPlan.to_dict()`` gives (:mod:`.report_schema`: per donated leaf its path, bytes,
+    dtype and shape, our pairing, JAX's, the predicted outcome, the reason and location);
+    ``details`` the driver's own view of each (the ordering in words, jax.jit's copied pairs,
+    every blocker with its reader and writer)."""
     doc: dict[str, Any] = {
         "schema": SCHEMA,
         "version": VERSION,
         "input": input_name,
-        "functions": [function_record(p.fn, p.plan, p.warned) for p in plans],
+        "details": [function_record(p.fn, p.plan, p.warned) for p in plans],
+        "functions": [plan_records(p.fn, p.plan, function=p.fn.name) for p in plans],
         "hints": [{"id": hint_id, "text": text} for hint_id, text in _hints(plans)],
     }
     if note is not None:

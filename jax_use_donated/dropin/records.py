@@ -18,12 +18,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from jax_use_donated import report_schema
+from jax_use_donated.analysis import report_schema
 from jax_use_donated.analysis.errors import ALIASING_OUTPUT, BUFFER_DONOR
 from jax_use_donated.analysis.model import FunctionModel
 from jax_use_donated.analysis.plan import DonationPlan
+from jax_use_donated.analysis.report_schema import problem_of
 from jax_use_donated.analysis.xla_fallback import XlaFallback
-from jax_use_donated.report_schema import problem_of
 
 if TYPE_CHECKING:
     from jax_use_donated.dropin.names import LeafName
@@ -487,8 +487,8 @@ class CallPlan:
 
     def to_dict(self) -> dict[str, Any]:
         """This plan as JSON-ready data (``json.dumps(plan.to_dict())``), in the schema of
-        :mod:`jax_use_donated.report_schema` (version
-        :data:`~jax_use_donated.report_schema.SCHEMA_VERSION`), the same one
+        :mod:`jax_use_donated.analysis.report_schema` (version
+        :data:`~jax_use_donated.analysis.report_schema.SCHEMA_VERSION`), the same one
         ``jax-donate-opt --donation-report=json`` writes per function::
 
             d = jud.plan(step, params, opt, batch).to_dict()
