@@ -35,8 +35,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
-from jax_use_donated.analysis.building import CASE, MANUAL_COMPUTATION, xla_region
+from jax_use_donated.analysis.building import (
+    CASE,
+    MANUAL_COMPUTATION,
+    element_bits,
+    loop_trips,
+    placement,
+    xla_region,
+)
 from jax_use_donated.analysis.cse import MERGEABLE_OPS, IdenticalOps, merge_identical_ops
 from jax_use_donated.analysis.errors import (
     ALIASING_OUTPUT,
@@ -204,17 +212,12 @@ def tensor_info(text: str) -> TensorInfo | None:
 
 
 def _element_bits(element: str) -> int | None:
-    if element == "index":
-        return 64
-    if element.startswith("complex<") and element.endswith(">"):
-        inner = _element_bits(element[8:-1])
-        return None if inner is None else 2 * inner
-    if element == "tf32" or element.startswith("!"):
+    """:func:`.building.element_bits`, for the spellings this reader knows (another element
+    type declines the text route)."""
+    base = element[8:-1] if element.startswith("complex<") and element.endswith(">") else element
+    if base != "index" and (base == "tf32" or _ELEMENT_BITS.fullmatch(base) is None):
         raise TextUnsupported(f"element type {element}")
-    m = _ELEMENT_BITS.fullmatch(element)
-    if m is None:
-        raise TextUnsupported(f"element type {element}")
-    return int(m.group(1))
+    return element_bits(element)
 
 
 _RESULT_TYPES: dict[tuple[str, int, bool], list[TensorInfo | None]] = {}
@@ -283,15 +286,11 @@ def _text_attr(d: dict[str, str], name: str) -> str | None:
 
 
 def placement_of(d: dict[str, str] | None) -> Placement:
-    """Sharding (``mhlo.sharding`` or ``sdy.sharding``), memory kind and layout mode."""
+    """Sharding (``mhlo.sharding`` or ``sdy.sharding``), memory kind and layout mode
+    (:func:`.building.placement`)."""
     if not d:
         return Placement()
-    sharding = None
-    for name in SHARDING_ATTRS:
-        sharding = _text_attr(d, name)
-        if sharding is not None:
-            break
-    return Placement(sharding, _text_attr(d, MEMORY_KIND_ATTR), _text_attr(d, LAYOUT_ATTR))
+    return placement(partial(_text_attr, d))
 
 
 # --------------------------------------------------------------------------------------------
@@ -972,14 +971,10 @@ class TextModuleAdapter:
         start = consts.get(op.operands[position])
         if start is None:
             return
-        op.max_trips = max(0, stop - start)
+        op.max_trips, exact = loop_trips(
+            start, stop, lambda: _counts_up_by_one(body, position, names[position], outer_const))
         if op.max_trips > 1:
             return
-        exact: int | None = 0 if stop - start <= 0 else None
-        if exact is None and stop - start == 1 and _counts_up_by_one(body, position,
-                                                                     names[position],
-                                                                     outer_const):
-            exact = 1
         operands = op.operands
         type_texts = [t.strip() for t in split_top_level(types_tail)]
 

@@ -36,7 +36,16 @@ from jaxlib.mlir import ir  # the module jax._src.lib.mlir re-exports
 
 from jax_use_donated.adapters.jax_text import operand_alias_pairs
 from jax_use_donated.adapters.jax_text import unescape as _unescape
-from jax_use_donated.analysis.building import CASE, MANUAL_COMPUTATION, xla_region
+from jax_use_donated.analysis.building import (
+    CASE,
+    MANUAL_COMPUTATION,
+    loop_trips,
+    placement,
+    xla_region,
+)
+from jax_use_donated.analysis.building import (
+    element_bits as element_bits_of,
+)
 from jax_use_donated.analysis.cse import (
     MERGEABLE_OPS,
     IdenticalOps,
@@ -53,9 +62,6 @@ from jax_use_donated.analysis.errors import (
 from jax_use_donated.analysis.inline import has_calls, inline_calls
 from jax_use_donated.analysis.liveness import CalleeSummaries, short_loop_forwards
 from jax_use_donated.analysis.model import (
-    LAYOUT_ATTR,
-    MEMORY_KIND_ATTR,
-    SHARDING_ATTRS,
     Arg,
     Donation,
     DonationKind,
@@ -74,7 +80,6 @@ RESULT_INFO_ATTR = "jax.result_info"
 
 _NAME_LOC = re.compile(r'^loc\("((?:[^"\\]|\\.)*)"\)$')
 _FILE_LOC = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
-_BITS_SUFFIX = re.compile(r"(\d+)")
 
 
 def location_name(loc: ir.Location) -> str | None:
@@ -100,17 +105,9 @@ def location_frames(loc: ir.Location) -> tuple[str, ...]:
 
 
 def element_bits(element: ir.Type) -> int | None:
-    """Bits per element: ``f32`` 32, ``i1`` 1, ``complex<f32>`` 64, ``f8E4M3FN`` 8."""
-    width = getattr(element, "width", None)
-    if isinstance(width, int):
-        return width
-    if isinstance(element, ir.ComplexType):
-        inner = element_bits(element.element_type)
-        return None if inner is None else 2 * inner
-    if isinstance(element, ir.IndexType):
-        return 64
-    m = _BITS_SUFFIX.search(str(element))
-    return int(m.group(1)) if m else None
+    """Bits per element (:func:`.building.element_bits` of its text): ``f32`` 32, ``i1`` 1,
+    ``complex<f32>`` 64, ``f8E4M3FN`` 8."""
+    return element_bits_of(str(element))
 
 
 class OpLocation(SourceLoc):
@@ -185,15 +182,11 @@ def _text_attr(d: ir.DictAttr, name: str) -> str | None:
 
 
 def placement_of(d: ir.DictAttr | None) -> Placement:
-    """Sharding (``mhlo.sharding`` or ``sdy.sharding``), memory kind and layout mode."""
+    """Sharding (``mhlo.sharding`` or ``sdy.sharding``), memory kind and layout mode
+    (:func:`.building.placement`)."""
     if d is None or len(d) == 0:
         return Placement()
-    sharding = None
-    for name in SHARDING_ATTRS:
-        sharding = _text_attr(d, name)
-        if sharding is not None:
-            break
-    return Placement(sharding, _text_attr(d, MEMORY_KIND_ATTR), _text_attr(d, LAYOUT_ATTR))
+    return placement(partial(_text_attr, d))
 
 
 def _dict_list(func_op: ir.Operation, name: str, count: int) -> list[ir.DictAttr | None]:
@@ -477,10 +470,10 @@ class ModuleAdapter:
                 elif op_name == CASE:
                     op.branches = partial(_given, self._branch_models(operation, values))
                 if op_name == "stablehlo.while":
-                    op.max_trips = while_max_trips(operation)
+                    op.max_trips, exact = while_trips(operation)
                     if op.max_trips is not None and op.max_trips <= 1:
                         op.call_forwards = short_loop_forwards(
-                            while_exact_trips(operation), len(operands),
+                            exact, len(operands),
                             partial(self._loop_body_model, operation, operands))
             if op_name in _CALL_LIKE:
                 target = _target(operation, op_name)
@@ -614,44 +607,37 @@ def _loop_counter(operation: ir.Operation) -> tuple[int, int, int] | None:
     return counter.arg_number, start, stop
 
 
-def while_max_trips(operation: ir.Operation) -> int | None:
-    """At most how many times a ``stablehlo.while`` runs, when its condition is
-    ``compare LT, %counter, constant`` and the counter starts at a constant (JAX's
-    ``fori_loop`` and ``scan``); ``None`` otherwise."""
-    counter = _loop_counter(operation)
-    return None if counter is None else max(0, counter[2] - counter[1])
-
-
-def while_exact_trips(operation: ir.Operation) -> int | None:
-    """0 or 1 when a ``stablehlo.while`` surely runs that many times: its bounds allow at most
-    one trip (:func:`while_max_trips`) and, for one, its body returns ``counter + 1`` as the
-    counter, so the second test fails (JAX's ``fori_loop(0, 1, ...)``); ``None`` otherwise."""
+def while_trips(operation: ir.Operation) -> tuple[int | None, int | None]:
+    """``(max_trips, exact_trips)`` of a ``stablehlo.while`` whose condition is ``compare LT,
+    %counter, constant`` and whose counter starts at a constant (JAX's ``fori_loop`` and
+    ``scan``), by the shared rule :func:`.building.loop_trips`; ``(None, None)`` otherwise."""
     counter = _loop_counter(operation)
     if counter is None:
-        return None
+        return None, None
     position, start, stop = counter
-    if stop - start <= 0:
-        return 0
-    if stop - start != 1:
-        return None
+    return loop_trips(start, stop, partial(_counts_up_by_one, operation, position))
+
+
+def _counts_up_by_one(operation: ir.Operation, position: int) -> bool:
+    """Whether the loop body returns ``counter + 1`` (a constant 1) at ``position``."""
     blocks = list(operation.regions[1].blocks)
     if len(blocks) != 1:
-        return None
+        return False
     ops = list(blocks[0].operations)
     if not ops or len(ops[-1].operands) <= position:
-        return None
+        return False
     update = ops[-1].operands[position].owner
     if not isinstance(update, ir.Operation | ir.OpView):
-        return None
+        return False
     update = update.operation
     if update.name != "stablehlo.add" or len(update.operands) != 2:
-        return None
+        return False
     for i in (0, 1):
         arg, step = update.operands[i], update.operands[1 - i]
         if isinstance(arg, ir.BlockArgument) and arg.owner == blocks[0] \
                 and arg.arg_number == position and _scalar_int_constant(step) == 1:
-            return 1
-    return None
+            return True
+    return False
 
 
 _TERMINATORS = frozenset({"func.return", "stablehlo.return", "sdy.return"})
