@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import pytest
 
 from jax_use_donated.adapters.jaxlib_ir import function_model, module_function
+from jax_use_donated.analysis.conditionals import exclusive_branches
 from jax_use_donated.analysis.plan import predict_pairing
 from jax_use_donated.dropin.xla_truth import read_truth
 
@@ -69,6 +70,17 @@ CASES = [
     (("fresh", "outer", "outer"), "pred", ("copied", "copy-free")),
 ]
 
+# what XLA 0.12 compiles differently (its branches are exclusive in both modes, a pass-through
+# branch writes nothing): measured with jaxlib 0.12.0.1, the rest of the table is unchanged
+XLA_012: dict[tuple[tuple[str, ...], str], tuple[str, str]] = {
+    (("ew", "pass"), "none"): ("copy-free", "copy-free"),
+    (("ew", "ew"), "none"): ("copy-free", "copy-free"),
+    (("fresh", "ew"), "none"): ("copy-free", "copy-free"),
+    (("const", "ew"), "none"): ("copy-free", "copy-free"),
+    (("pass", "pass", "ew"), "none"): ("copy-free", "copy-free"),
+    (("outer", "fresh", "outer"), "pred"): ("copied", "copy-free"),
+}
+
 
 @pytest.mark.parametrize(("kinds", "extra", "expected"), CASES,
                          ids=[f"{'-'.join(k)}-{e}" for k, e, _ in CASES])
@@ -83,6 +95,8 @@ def test_case_rules_match_the_executable(kinds: tuple[str, ...], extra: str,
     main = module_function(module, "main")
     assert main is not None
     fn = function_model(main)
+    if exclusive_branches():
+        expected = XLA_012.get((kinds, extra), expected)
     for region, want in zip((False, True), expected, strict=True):
         options: dict[str, Any] = (
             {"xla_cpu_copy_insertion_use_region_analysis": True} if region else {})

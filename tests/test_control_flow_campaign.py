@@ -83,8 +83,6 @@ KNOWN: dict[tuple[str, str, bool], str] = {
     ("single", "predicted copied, measured copy-free", False): "SCAN",
     ("single", "predicted copy-free, measured copied", True): "MULTISTEPS",
     ("single", "footprint above jax.jit", True): "MULTISTEPS",
-    ("single", "footprint above jax.jit", False): "MULTISTEPS_PARAMS",
-    ("single", "footprint above plain jax.jit", True): "MULTISTEPS_PARAMS",
 }
 
 

@@ -123,8 +123,10 @@ def test_persistent_cache_hits_and_never_serves_another_plan(tmp_path: Path, fir
     ours = _cached_run(tmp_path, "ours", program)
     again = _cached_run(tmp_path, "ours", program)
     assert other["main"] != ours["main"], "the scenario needs two different plans"
-    assert ours["hits"] == 0, "the drop-in was served the other plan's executable"
-    assert ours["aliases"] == ours["plan"]
+    # A hit here is no proof of a wrong executable: the first process's footprint guard
+    # compiles JAX's own pairing too, which may be exactly the module the plan compiles. What
+    # must hold is that the executable the step got carries the plan's aliases.
+    assert ours["aliases"] == ours["plan"], "the drop-in was served the other plan's executable"
     assert again["hits"] > 0, "the second drop-in process did not hit the persistent cache"
     assert again["aliases"] == again["plan"] == ours["plan"]
     if program == "swap":

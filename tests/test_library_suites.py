@@ -142,7 +142,7 @@ def test_plain_and_installed_runs_side_by_side(made_up_suite: Path) -> None:
     assert "- `test_lib.py::test_fails_when_switched_on` (failed): AssertionError" in text
     assert "warning filters (the tests that met a DonationWarning, 1, rerun" in text
     assert "- `test_lib.py::test_unusable_donation_warns` (failed): " \
-           "jax_use_donated.diagnostics.DonationWarning: Some donated buffers" in text
+           "jax_use_donated.diagnostics.UnusableDonationWarning: Some donated buffers" in text
     assert "1x `Some donated buffers were not usable" in text
 
 

@@ -29,10 +29,10 @@ train_state = pytest.importorskip("flax.training.train_state")
 JAX_PHRASE = "Some donated buffers were not usable"
 
 
-def transpose_and_sum(a: jax.Array, x: jax.Array) -> tuple[jax.Array, jax.Array]:
-    # ``a``: JAX pairs it with a.T, which reads it and cannot write in place, so XLA copies it
+def reverse_and_sum(a: jax.Array, x: jax.Array) -> tuple[jax.Array, jax.Array]:
+    # ``a``: JAX pairs it with a[::-1], which reads it and cannot write in place, so XLA copies it
     # (actionable); ``x``: no result has its type (expected).
-    return a.T, x.sum()
+    return a[::-1], x.sum()
 
 
 def _call(fn: Any, *args: Any, ignore: tuple[dict[str, Any], ...] = ()
@@ -54,13 +54,13 @@ def _args() -> tuple[jax.Array, jax.Array]:
 @pytest.mark.usefixtures("fresh_jax_caches")
 def test_under_equinox_actionable_problems_reach_the_user_and_expected_ones_stay_quiet(
         caplog: pytest.LogCaptureFixture) -> None:
-    step = eqx.filter_jit(transpose_and_sum, donate="all")
+    step = eqx.filter_jit(reverse_and_sum, donate="all")
     caplog.set_level(logging.DEBUG, logger="jax_use_donated")
     with jud.enabled():
         caught = _call(step, *_args())
     assert [w.category for w in caught] == [jud.WastedDonationWarning]
     text = str(caught[0].message)
-    assert text.startswith("Donated buffer copied by XLA: jit(transpose_and_sum): ")
+    assert text.startswith("Donated buffer copied by XLA: jit(reverse_and_sum): ")
     assert "donated argument 'a'" in text and "measured: the executable copies it" in text
     assert caught[0].filename == __file__
     # the expected one was silenced by Equinox's own filter, and the logger has it
@@ -78,7 +78,7 @@ def test_a_user_s_filter_on_jax_s_phrase_silences_what_jax_warns_about_and_no_mo
     """Plain ``jax.jit`` with the filter a JAX user writes: JAX's own warning (for ``x``, which
     nothing can host) is silenced, under the switch too; what the switch adds is only the copy
     JAX left unsaid (``a``), as its own category."""
-    step = jax.jit(transpose_and_sum, donate_argnums=(0, 1))
+    step = jax.jit(reverse_and_sum, donate_argnums=(0, 1))
     users = ({"message": JAX_PHRASE},)
     # JAX alone warns about x (not usable), and the filter silences it
     (jax_own,) = _call(step, *_args())
@@ -164,7 +164,7 @@ def test_every_copy_warning_is_measured_true_on_optax_multisteps() -> None:
 def test_warn_false_silences_warnings_but_not_the_logger(
         caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger="jax_use_donated")
-    step = jud.jit(transpose_and_sum, donate_argnums=(0, 1), warn=False)
+    step = jud.jit(reverse_and_sum, donate_argnums=(0, 1), warn=False)
     assert _call(step, *_args()) == []
     infos = [r for r in caplog.records if r.name == "jax_use_donated"]
     assert [r.levelno for r in infos] == [logging.INFO]  # the copy; x's record is DEBUG

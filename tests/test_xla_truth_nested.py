@@ -30,6 +30,7 @@ import jax
 import jax.numpy as jnp
 import pytest
 
+from jax_use_donated.analysis.conditionals import exclusive_branches
 from jax_use_donated.dropin import jit_with_forced_pairs
 from jax_use_donated.dropin.jax_internals import executable_hlo_text
 from jax_use_donated.dropin.xla_truth import ExecutableTruth, Outcome, read_truth
@@ -91,8 +92,13 @@ def _copies_by_place(text: str) -> Counter[tuple[str, str]]:
         if line.endswith("{") and not line.startswith((" ", "HloModule")):
             computation = line.split()[1 if line.startswith("ENTRY") else 0].lstrip("%")
         elif m := re.match(r"^\s*(?:ROOT )?%\S+ = \S+ copy\(%([^)\s]+)\)", line):
-            out[(computation, m.group(1))] += 1
+            out[_place(computation, m.group(1))] += 1
     return out
+
+
+def _place(computation: str, operand: str) -> tuple[str, str]:
+    """A copy's place without XLA's numbering (two compiles number instructions differently)."""
+    return re.sub(r"\.\d+$", "", computation), re.sub(r"\.\d+$", "", operand)
 
 
 # --------------------------------------------------------------------------------------------
@@ -139,7 +145,7 @@ def _cross_check(truth: ExecutableTruth, assignment: Assignment,
     for p, donor in truth.donors.items():
         for ev in donor.copies:
             c = ev.instruction
-            counted[(c.computation, c.operands[0])] += 1
+            counted[_place(c.computation, c.operands[0])] += 1
             if ev.kind == "output":
                 assert assignment.written(c.name) == p, (p, ev.describe())
             else:
@@ -147,7 +153,7 @@ def _cross_check(truth: ExecutableTruth, assignment: Assignment,
     for u in truth.uncounted:
         c = u.instruction
         if assignment.written(c.name) in donated or assignment.read(c.name) & donated:
-            assert unaliased[(c.computation, c.operands[0])] > 0, (c.name, u.reason)
+            assert unaliased[_place(c.computation, c.operands[0])] > 0, (c.name, u.reason)
     for place, n in (aliased - unaliased).items():
         assert counted[place] >= n, f"copy of %{place[1]} in %{place[0]} made by the aliasing"
 
@@ -353,12 +359,31 @@ CASES: dict[str, Case] = {
 }
 
 
+# What XLA 0.12 (jaxlib 0.12.0.1) compiles without the copies 0.10 makes: its conditionals'
+# branches are exclusive in both modes (:func:`.conditionals.exclusive_branches`), and the
+# stacked outputs of a scan no longer need the carry's first value copied under region analysis.
+XLA_012: dict[tuple[str, str], dict[int, Outcome]] = {
+    ("line_search_step", "default"): {0: COPIED, 1: FREE},
+    ("line_search_step", "region"): {0: COPIED, 1: FREE},
+    ("state_machine", "default"): {0: FREE, 1: FREE},
+    ("switch3", "default"): {0: FREE},
+    ("switch3", "region"): {0: FREE},
+    ("scan_stacked", "region"): {0: FREE},
+}
+
+
+def _expected(name: str, mode: str) -> dict[int, Outcome]:
+    if exclusive_branches():
+        return XLA_012.get((name, mode), CASES[name].expected[mode])
+    return CASES[name].expected[mode]
+
+
 @pytest.mark.parametrize("mode", ["default", "region"])
 @pytest.mark.parametrize("name", list(CASES))
 def test_measured_outcome_and_buffer_assignment_agree(name: str, mode: str) -> None:
     case = CASES[name]
     truth = measure(case.fun, case.args, case.donate, mode == "region", case.pairs)
-    assert outcomes(truth) == case.expected[mode]
+    assert outcomes(truth) == _expected(name, mode)
 
 
 # --------------------------------------------------------------------------------------------
@@ -401,30 +426,34 @@ def test_state_machine_constant_in_the_branch_does_not_count(region: bool) -> No
     truth = measure(state_machine, (MAT, jnp.array(0), MAT), (0, 1), region)
     constant = [u for u in truth.uncounted if u.reason == "constant"]
     assert len(constant) == 1 and not constant[0].instruction.computation.startswith("main")
-    if not region:  # copies of the conditional's results into the donated buffers
+    if not region and not exclusive_branches():  # the results copied into the donors
         assert evidence(truth, 0) == evidence(truth, 1) == [("output", "entry")]
 
 
 def test_removing_an_alias_removes_its_copy() -> None:
-    """The state machine under default copy insertion: each donor's copy goes when its alias
-    goes, and the temporary bytes fall with it."""
-    args = (MAT, jnp.array(0), MAT)
+    """The line-search step under default copy insertion: each copied donor's copies go when
+    its alias goes."""
+    args = (MAT, jnp.array(0.1), MAT)
 
     def compile_with(pairs: dict[int, int]) -> Any:
-        return _lowered(state_machine, args, (0, 1), pairs).compile(
+        return _lowered(line_search_step, args, (0, 1), pairs).compile(
             compiler_options={REGION: False})
 
     both = compile_with({0: 0, 1: 1})
     truth = read_truth(both.as_text(), [0, 1])
-    for d in (0, 1):
+    copied = [d for d in (0, 1) if truth.outcome(d) is COPIED]
+    assert copied == ([0] if exclusive_branches() else [0, 1])
+    for d in copied:
         other = 1 - d
         alone = compile_with({other: other})
         left = read_truth(alone.as_text(), [0, 1])
         assert left.outcome(d) is Outcome.NOT_DONATED
-        assert len(left.copies) < len(truth.copies)
-        assert alone.memory_analysis().temp_size_in_bytes < both.memory_analysis(
+        # the donor's own copies go (XLA may copy the undonated parameter elsewhere instead)
+        assert sum(len(t.copies) for t in left.donors.values()) < sum(
+            len(t.copies) for t in truth.donors.values())
+        # and the temporary bytes do not grow (the copy's buffer may serve another value)
+        assert alone.memory_analysis().temp_size_in_bytes <= both.memory_analysis(
         ).temp_size_in_bytes
-    assert outcomes(truth) == {0: COPIED, 1: COPIED}
 
 
 def test_copies_inside_a_loop_and_its_initial_copy_are_the_loop_s() -> None:

@@ -33,11 +33,20 @@ without it). Example::
     r = lax.cond(c, lambda a: a + g, lambda a: jnp.zeros_like(a), acc)   # acc donated, -> r
     # region analysis: copy-free (each branch writes r after its reads);
     # data dependence: copied (branch 0 writes before branch 1's read of acc)
+
+XLA 0.12 (jaxlib 0.12) treats the branches as exclusive in both modes and no longer writes a
+branch that returns ``d`` unchanged: the index-order rules (a write before a later branch's
+pass or read, two passes before a reading writer, a value computed before the conditional
+returned on both sides of a write) do not apply there (:func:`exclusive_branches`; measured
+on the same grid, 1,436 programs: the older rules predicted 154 copies it no longer makes).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
+import importlib.metadata
+import os
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -45,6 +54,28 @@ from jax_use_donated.analysis.model import Donation, DonationKind, FunctionModel
 from jax_use_donated.analysis.semantics import classify
 
 CASE = "stablehlo.case"
+
+EXCLUSIVE_FROM = (0, 12)
+"""The first jaxlib whose XLA orders no branch before another (measured: 0.10.2 does, 0.12.0.1
+does not; 0.11 is not measured and keeps the older, copy-predicting rules)."""
+
+
+@functools.cache
+def exclusive_branches() -> bool:
+    """Whether the XLA the programs compile with (the installed jaxlib's, read from its package
+    metadata, not imported; ``JUD_XLA_VERSION=0.12`` overrides it, e.g. for a module compiled
+    elsewhere) treats a conditional's branches as exclusive in both copy-insertion modes."""
+    text = os.environ.get("JUD_XLA_VERSION")
+    if not text:
+        try:
+            text = importlib.metadata.version("jaxlib")
+        except importlib.metadata.PackageNotFoundError:
+            return False
+    try:
+        version = tuple(int(x) for x in text.split(".")[:2])
+    except ValueError:
+        return False
+    return version >= EXCLUSIVE_FROM
 
 
 @dataclass
@@ -176,6 +207,8 @@ def case_conflict(rule: BranchRule, reads: dict[int, set[int]], d: int, k: int, 
             blocker = rule.branch_blocker(body, darg, r)
             if blocker is not None:
                 return CaseConflict(None, f"in branch {b}", blocker)
+    if exclusive_branches():
+        writes = []  # no branch is ordered before another (see the module docstring)
     for bw in writes:
         # XLA allows one use in an exclusive branch (has_use_in_exclusive_branches)
         if rule.kind == "dataflow" and bw in branch_reads and sum(bp < bw for bp in passes) > 1:
