@@ -24,15 +24,18 @@ import warnings
 import weakref
 import zlib
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from jax_use_donated.diagnostics import DonationWarning
-from jax_use_donated.dropin import jax_internals, planner, records
+from jax_use_donated.dropin import jax_internals, planner, records, variants
 from jax_use_donated.dropin.explain import DonationReport, report_of
 from jax_use_donated.dropin.jax_internals import MARKER
 from jax_use_donated.dropin.options import OptionsError, PlannerOptions
 from jax_use_donated.dropin.records import CallPlan, LoweringRecord
 from jax_use_donated.dropin.xla_truth import ExecutableTruth, read_truth
+
+if TYPE_CHECKING:
+    from jax_use_donated.dropin.advice import Advice
 
 
 class DonatingJit(Protocol):
@@ -49,6 +52,7 @@ class DonatingJit(Protocol):
     def trace(self, *args: Any, **kwargs: Any) -> Any: ...
     def plan(self, *args: Any, **kwargs: Any) -> CallPlan: ...
     def explain(self, *args: Any, **kwargs: Any) -> DonationReport: ...
+    def advise(self, *args: Any, **kwargs: Any) -> Advice: ...
 
 
 class _Unset:
@@ -126,10 +130,16 @@ def _attach(jitted: Any, options: PlannerOptions, token: str, reason: str | None
     def explain_method(*args: Any, **kwargs: Any) -> DonationReport:
         return explain(target(), *args, **kwargs)
 
+    def advise_method(*args: Any, **kwargs: Any) -> Advice:
+        from jax_use_donated.dropin.advice import advise
+
+        return advise(target(), *args, **kwargs)
+
     functools.update_wrapper(plan_method, plan, assigned=("__doc__",), updated=())
     functools.update_wrapper(explain_method, explain, assigned=("__doc__",), updated=())
     jitted.plan = plan_method
     jitted.explain = explain_method
+    jitted.advise = advise_method
     jitted.planner_options = options
     jitted.fallback_reason = reason
     jitted.last_plan = None
@@ -318,9 +328,12 @@ def plan(fun: Any, *args: Any, **kwargs: Any) -> CallPlan:
     """
     record, name, lowered = _lowered_record(fun, args, kwargs)
     if record is None:  # nothing donated
-        return CallPlan(name, (), {}, ())
-    _truth(record, lowered)
-    return record.call_plan()
+        result = CallPlan(name, (), {}, ())
+    else:
+        _truth(record, lowered)
+        result = record.call_plan()
+    variants.remember(result, fun, args, kwargs)  # for result.plot() / .to_html()
+    return result
 
 
 def explain(fun: Any, *args: Any, **kwargs: Any) -> DonationReport:
