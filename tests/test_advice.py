@@ -26,7 +26,7 @@ from jax_use_donated.dropin.advice import advise_call
 from jax_use_donated.dropin.variants import Footprint
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchmarks import catalogue  # noqa: E402
+from benchmarks import catalogue
 
 N = 32
 

@@ -578,7 +578,7 @@ class _Advisor:
             hint += f" (also donates {names}{more}, which host nothing)"
         try:
             footprint = _user_jit_footprint(site, argnums, argnames)
-        except Exception as e:  # noqa: BLE001 - the hint is a convenience; say why
+        except Exception as e:
             self.notes.append(f"note: could not compile the hint as written: {e}")
             footprint = None
         return hint, footprint

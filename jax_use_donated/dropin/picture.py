@@ -1,5 +1,6 @@
 """stub"""
 from __future__ import annotations
+
 import re
 
 _TOKEN = re.compile(r"\[[^\]]*\]|\.[^.\[\]]+|[^.\[\]]+")

@@ -17,6 +17,7 @@ Only this module (and :mod:`.jax_internals`) reads a jit object's private ``_jit
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import threading
@@ -100,10 +101,8 @@ def leaf_bytes(x: Any) -> int:
         return int(np.asarray(x).nbytes)
     sharding = getattr(x, "sharding", None)
     if sharding is not None:
-        try:
+        with contextlib.suppress(Exception):  # an abstract sharding: the whole array
             shape = sharding.shard_shape(tuple(shape))
-        except Exception:  # noqa: BLE001 - an abstract sharding: whole array
-            pass
     if jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key):
         key_shape = getattr(getattr(dtype, "_impl", None), "key_shape", (2,))
         itemsize = 4 * int(math.prod(key_shape))
