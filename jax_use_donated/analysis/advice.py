@@ -141,25 +141,26 @@ def donor_advice(fn: FunctionModel, plan: DonationPlan, verdict: DonorVerdict,
     if verdict.result is not None:
         return None
     live = live if live is not None else _liveness(fn, plan)
-    base = dict(arg=arg.index, name=arg.display_name, donated=True, nbytes=arg.nbytes)
+
+    def entry(action: Action, saved: int, result: int | None, reason: str,
+              reader: Op | None = None, writer: Op | None = None) -> PredictedAdvice:
+        return PredictedAdvice(arg.index, arg.display_name, action, True, arg.nbytes, saved,
+                               result, reason, reader, writer)
+
     if verdict.reason is Reason.NO_COMPATIBLE_RESULT:
-        return PredictedAdvice(**base, action="none", bytes_saved=0, result=None,
-                               reason=mismatch_reason(fn, arg)
-                               + ("; it is never read" if verdict.unused else ""))
+        return entry("none", 0, None, mismatch_reason(fn, arg)
+                     + ("; it is never read" if verdict.unused else ""))
     if verdict.reason is Reason.OUTNUMBERED:
         held = ", ".join(f"{fn.args[d].display_name} hosts result {k}"
                          for d, k in verdict.rivals)
-        return PredictedAdvice(**base, action="none", bytes_saved=0, result=None,
-                               reason="every result of its type is hosted by another donor"
-                                      + (f" ({held})" if held else ""))
+        return entry("none", 0, None, "every result of its type is hosted by another donor"
+                     + (f" ({held})" if held else ""))
     blocker = verdict.blockers[0] if verdict.blockers else None
     if blocker is None:
-        return PredictedAdvice(**base, action="none", bytes_saved=0, result=None,
-                               reason=verdict.message)
+        return entry("none", 0, None, verdict.message)
     action, why = blocker_action(fn, live, plan.ordering, blocker)
     saved = arg.nbytes if action != "none" else 0
-    return PredictedAdvice(**base, action=action, bytes_saved=saved, result=blocker.result,
-                           reason=why, reader=blocker.reader, writer=blocker.writer)
+    return entry(action, saved, blocker.result, why, blocker.reader, blocker.writer)
 
 
 def blocker_action(fn: FunctionModel, live: Liveness, ordering: Ordering,

@@ -21,6 +21,7 @@ from jax_use_donated.dropin.api import (
 )
 from jax_use_donated.dropin.explain import DonationReport, DonorRow
 from jax_use_donated.dropin.options import PlannerOptions
+from jax_use_donated.dropin.picture import PictureData
 from jax_use_donated.dropin.records import CallPlan, LeafDonation, LoweringRecord, recent_plans
 from jax_use_donated.dropin.switch import enabled, install, installed, uninstall
 
@@ -32,6 +33,7 @@ __all__ = [
     "DonorRow",
     "LeafDonation",
     "LoweringRecord",
+    "PictureData",
     "PlannerOptions",
     "Suggestion",
     "advise",

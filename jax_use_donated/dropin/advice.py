@@ -37,6 +37,8 @@ from typing import TYPE_CHECKING, Any
 from jax_use_donated.analysis.advice import Action, donor_advice
 from jax_use_donated.analysis.model import Arg, Placement, Result
 from jax_use_donated.analysis.plan import single_device_placement
+from jax_use_donated.dropin import extensions
+from jax_use_donated.dropin.calls import group_paths
 from jax_use_donated.dropin.explain import _size
 from jax_use_donated.dropin.records import CallPlan, LoweringRecord
 from jax_use_donated.dropin.variants import (
@@ -149,15 +151,32 @@ class Advice:
 
     def plot(self) -> Figure:
         """:meth:`CallPlan.plot` of this call, with this advice's bar."""
-        from jax_use_donated.dropin import picture
-
-        return picture.figure(picture.picture_data(self.plan, advice=self))
+        return extensions.plan_method("plot")(self.plan, self)
 
     def to_html(self) -> str:
         """:meth:`CallPlan.to_html` of this call, with this advice's bar and table."""
-        from jax_use_donated.dropin import picture
+        return extensions.plan_method("to_html")(self.plan, self)
 
-        return picture.html(picture.picture_data(self.plan, advice=self))
+    def summary(self) -> list[str]:
+        """The total (measured), how to apply it, notes and the caveat: ``str()``'s last
+        lines."""
+        lines: list[str] = []
+        applied = len(self.applied)
+        lines.append(
+            f"footprint as called {_size(self.footprint)}; with the {applied} verified "
+            f"suggestion{'s' if applied != 1 else ''} applied {_size(self.footprint_advised)}"
+            f" (saves {_size(self.bytes_saved)}, measured"
+            + ("; outputs equal" if self.results_equal else "; OUTPUTS DIFFER") + ")")
+        if self.donate_hint:
+            hint = f"to apply them: {self.donate_hint}"
+            if self.hint_footprint is not None:
+                hint += f" (measured {_size(self.hint_footprint)})"
+            lines.append(hint)
+        lines.extend(self.notes)
+        if any(s.action == "donate" for s in self.suggestions):
+            lines.append("The advice is about the function: it cannot know whether you use "
+                         "an array after the call.")
+        return lines
 
     def __str__(self) -> str:
         head = (f"advice for {self.function} ({self.compiles} compiles on {self.inputs}, "
@@ -182,21 +201,7 @@ class Advice:
         else:
             lines.append("  nothing to advise: every donated leaf hosts a result, and no "
                          "other leaf could")
-        applied = len(self.applied)
-        lines.append(
-            f"footprint as called {_size(self.footprint)}; with the {applied} verified "
-            f"suggestion{'s' if applied != 1 else ''} applied {_size(self.footprint_advised)}"
-            f" (saves {_size(self.bytes_saved)}, measured"
-            + ("; outputs equal" if self.results_equal else "; OUTPUTS DIFFER") + ")")
-        if self.donate_hint:
-            hint = f"to apply them: {self.donate_hint}"
-            if self.hint_footprint is not None:
-                hint += f" (measured {_size(self.hint_footprint)})"
-            lines.append(hint)
-        lines.extend(self.notes)
-        if any(s.action == "donate" for s in self.suggestions):
-            lines.append("The advice is about the function: it cannot know whether you use "
-                         "an array after the call.")
+        lines.extend(self.summary())
         return "\n".join(lines)
 
     __repr__ = __str__
@@ -207,8 +212,6 @@ ROWS = 24
 
 
 def _grouped(advice: Advice) -> list[Suggestion]:
-    from jax_use_donated.dropin.picture import group_paths
-
     groups = group_paths([s.path for s in advice.suggestions], ROWS)
     buckets: dict[tuple[str, str, bool], list[Suggestion]] = {}
     for s in advice.suggestions:
@@ -323,6 +326,14 @@ class _Advisor:
                                               "the same result: with every suggestion applied "
                                               "it hosts nothing")
         total, applied = self._on_top(total, applied, suggestions)
+        for i, s in enumerate(suggestions):  # name the result each hosts in the total
+            x = _donation(total.plan, s.leaf) if s.leaf in applied else None
+            if x is not None and x.result_path and s.result_path != x.result_path \
+                    and not s.on_top_of:
+                suggestions[i] = _replace(
+                    s, result_path=x.result_path,
+                    reason=s.reason.replace(f"host {s.result_path or 'a result'} ",
+                                            f"host {x.result_path} ", 1))
         equal = self.outputs_equal(total) if applied else True
         advice = Advice(
             function=site.name, plan=plan0, suggestions=suggestions,
@@ -622,3 +633,10 @@ def _replace(s: Suggestion, **changes: Any) -> Suggestion:
     import dataclasses
 
     return dataclasses.replace(s, **changes)
+
+
+def _advise_method(jitted: Any, *args: Any, **kwargs: Any) -> Advice:
+    return advise(jitted, *args, **kwargs)
+
+
+extensions.register_jit_method("advise", _advise_method)

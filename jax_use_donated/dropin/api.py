@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from jax_use_donated.diagnostics import DonationWarning
-from jax_use_donated.dropin import jax_internals, planner, records, variants
+from jax_use_donated.dropin import calls, extensions, jax_internals, planner, records
 from jax_use_donated.dropin.explain import DonationReport, report_of
 from jax_use_donated.dropin.jax_internals import MARKER
 from jax_use_donated.dropin.options import OptionsError, PlannerOptions
@@ -130,16 +130,12 @@ def _attach(jitted: Any, options: PlannerOptions, token: str, reason: str | None
     def explain_method(*args: Any, **kwargs: Any) -> DonationReport:
         return explain(target(), *args, **kwargs)
 
-    def advise_method(*args: Any, **kwargs: Any) -> Advice:
-        from jax_use_donated.dropin.advice import advise
-
-        return advise(target(), *args, **kwargs)
-
     functools.update_wrapper(plan_method, plan, assigned=("__doc__",), updated=())
     functools.update_wrapper(explain_method, explain, assigned=("__doc__",), updated=())
     jitted.plan = plan_method
     jitted.explain = explain_method
-    jitted.advise = advise_method
+    for name, method in extensions.jit_methods().items():  # advise (.advice)
+        setattr(jitted, name, _bound(method, target))
     jitted.planner_options = options
     jitted.fallback_reason = reason
     jitted.last_plan = None
@@ -149,6 +145,14 @@ def _attach(jitted: Any, options: PlannerOptions, token: str, reason: str | None
         latest = records.records_for(key)
         if latest:
             jitted.last_plan = latest[-1].call_plan()
+
+
+def _bound(method: Callable[..., Any], target: Callable[[], Any]) -> Callable[..., Any]:
+    @functools.wraps(method)
+    def bound(*args: Any, **kwargs: Any) -> Any:
+        return method(target(), *args, **kwargs)
+
+    return bound
 
 
 _WARNED: set[str] = set()
@@ -332,7 +336,7 @@ def plan(fun: Any, *args: Any, **kwargs: Any) -> CallPlan:
     else:
         _truth(record, lowered)
         result = record.call_plan()
-    variants.remember(result, fun, args, kwargs)  # for result.plot() / .to_html()
+    calls.remember(result, fun, args, kwargs)  # for result.plot() / .to_html()
     return result
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from jax_use_donated.analysis.model import FunctionModel
 from jax_use_donated.analysis.plan import DonationPlan
 from jax_use_donated.analysis.xla_fallback import XlaFallback
+from jax_use_donated.dropin import extensions
 
 if TYPE_CHECKING:
     from jax_use_donated.dropin.xla_truth import ExecutableTruth
@@ -299,6 +300,19 @@ class CallPlan:
             if x.path == path:
                 return x
         raise KeyError(path)
+
+    def plot(self, advice: Any = True) -> Any:
+        """A matplotlib ``Figure``: footprint bars (``jax.jit``, with region analysis, this
+        plan, with the verified advice) and each donated leaf's lifetime over program order
+        (:mod:`jax_use_donated.dropin.picture`); for a plan from ``jud.plan(step, *args)``.
+        ``advice``: an ``Advice`` of this call, ``True`` to compute it, ``False`` to skip its
+        bar. ``jud.plan(step, params, batch).plot().savefig("step.png")``."""
+        return extensions.plan_method("plot")(self, advice)
+
+    def to_html(self, advice: Any = True) -> str:
+        """:meth:`plot` as a self-contained HTML page (inline SVG, the leaf's name, the op
+        and the source line of every mark on hover)."""
+        return extensions.plan_method("to_html")(self, advice)
 
 
 # --------------------------------------------------------------------------------------------

@@ -18,9 +18,9 @@ Only this module (and :mod:`.jax_internals`) reads a jit object's private ``_jit
 from __future__ import annotations
 
 import contextlib
-import functools
 import math
 import threading
+import warnings
 import weakref
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -28,7 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from jax_use_donated.dropin import jax_internals, records
+from jax_use_donated.dropin import calls, jax_internals, records
+from jax_use_donated.dropin.calls import _is_array, abstract
 from jax_use_donated.dropin.jax_internals import MARKER
 from jax_use_donated.dropin.options import PlannerOptions
 from jax_use_donated.dropin.records import CallPlan, LoweringRecord
@@ -85,15 +86,10 @@ class Variant:
             x.measured == "copy-free" if x.measured is not None else x.status == "reused")}
 
 
-def _is_array(x: Any) -> bool:
-    import jax
-
-    return isinstance(x, jax.Array)
-
-
 def leaf_bytes(x: Any) -> int:
     """Bytes of one device's buffer of leaf ``x`` (a shard of a sharded array)."""
     import jax
+    import jax.numpy as jnp
 
     shape = getattr(x, "shape", None)
     dtype = getattr(x, "dtype", None)
@@ -103,25 +99,12 @@ def leaf_bytes(x: Any) -> int:
     if sharding is not None:
         with contextlib.suppress(Exception):  # an abstract sharding: the whole array
             shape = sharding.shard_shape(tuple(shape))
-    if jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key):
+    if jnp.issubdtype(dtype, jax.dtypes.prng_key):
         key_shape = getattr(getattr(dtype, "_impl", None), "key_shape", (2,))
         itemsize = 4 * int(math.prod(key_shape))
     else:
         itemsize = int(np.dtype(dtype).itemsize)
     return int(math.prod(shape)) * itemsize
-
-
-def abstract(x: Any) -> Any:
-    """A leaf as lowering sees it: a ``jax.ShapeDtypeStruct`` for arrays (sharding kept only
-    when the array is committed, as JAX lowers it), the value itself otherwise."""
-    import jax
-
-    if isinstance(x, jax.Array):
-        return jax.ShapeDtypeStruct(x.shape, x.dtype, weak_type=x.weak_type,
-                                    sharding=x.sharding if x.committed else None)
-    if isinstance(x, np.ndarray):
-        return jax.ShapeDtypeStruct(x.shape, x.dtype)
-    return x
 
 
 class DeletedArgument(ValueError):
@@ -237,7 +220,10 @@ class CallSite:
             options.setdefault(REGION_OPTION, True)
         jitted = jax_jit(self.flat_function(), donate_argnums=tuple(sorted(donated)),
                          compiler_options=options or None, **kwargs)
-        with jax_internals.planner_state()(""):
+        with jax_internals.planner_state()(""), warnings.catch_warnings():
+            # JAX's own "Some donated buffers were not usable": this variant is JAX's
+            # pairing on purpose, for comparison.
+            warnings.filterwarnings("ignore", message=jax_internals.JAX_UNUSABLE_WARNING)
             compiled = jitted.lower(*self.abstract).compile()
         return Variant(donated, False, region, compiled, Footprint.of(compiled), None)
 
@@ -258,34 +244,37 @@ class CallSite:
     def copies(self) -> list[Any]:
         """Fresh copies of the user's leaves (:class:`DeletedArgument` when one is gone)."""
         out: list[Any] = []
-        for i, a in enumerate(self.abstract):
-            ref = self.live[i] if i < len(self.live) else None
-            if ref is None:
-                out.append(a)  # a Python or NumPy value: passed as the user passed it
-                continue
-            x = ref()
-            if x is None or x.is_deleted():
+        for i in range(len(self.abstract)):
+            x = self._value(i)
+            if x is None:
                 raise DeletedArgument(f"argument leaf {self.names[i]} was deleted (donated by "
                                       "an earlier call) or freed")
-            out.append(x.copy())
+            out.append(x.copy() if _is_array(x) else x)
         return out
+
+    def _value(self, i: int) -> Any:
+        """Leaf ``i``'s live value: the user's array while it exists and is not deleted, a
+        Python or NumPy value as given; ``None`` when only its abstract value is known."""
+        import jax
+
+        ref = self.live[i] if i < len(self.live) else None
+        if ref is None:
+            a = self.abstract[i]
+            return None if isinstance(a, jax.ShapeDtypeStruct) else a
+        x = ref()
+        return None if x is None or x.is_deleted() else x
 
     def copies_available(self) -> bool:
         """Whether every array leaf of the call is alive (so :meth:`inputs` copies them)."""
-        for ref in self.live:
-            if ref is None:
-                continue
-            x = ref()
-            if x is None or x.is_deleted():
-                return False
-        return True
+        return all(self._value(i) is not None for i in range(len(self.abstract)))
 
     def run(self, variant: Variant, inputs: Sequence[Any]) -> list[np.ndarray]:
         """The variant's flat outputs on ``inputs`` (consumed), as NumPy arrays."""
         import jax
+        import jax.numpy as jnp
 
         outs = variant.compiled(*inputs)
-        return [np.asarray(jax.random.key_data(o) if jax.dtypes.issubdtype(
+        return [np.asarray(jax.random.key_data(o) if jnp.issubdtype(
             o.dtype, jax.dtypes.prng_key) else o) for o in jax.tree.leaves(outs)]
 
 
@@ -307,7 +296,7 @@ def generate(a: Any, seed: int) -> Any:
         return a
     key = jax.random.key(seed)
     dtype, shape = a.dtype, tuple(a.shape)
-    if jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key):
+    if jnp.issubdtype(dtype, jax.dtypes.prng_key):
         impl = getattr(dtype, "_impl", None)
         base = jax.random.key(seed, impl=impl) if impl is not None else key
         x = jax.random.split(base, shape) if shape else base
@@ -350,7 +339,7 @@ def call_site(fun: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> CallSite
     donated = frozenset(i for i, a in enumerate(jax.tree.leaves(traced.args_info))
                         if getattr(a, "donated", False))
     debug = getattr(getattr(traced, "jaxpr", None), "debug_info", None)
-    names = list(getattr(debug, "arg_names", None) or ())
+    names: list[str] = [str(n) for n in getattr(debug, "arg_names", None) or ()]
     if len(names) != len(leaves):
         names = [jax.tree_util.keystr(p) for p, _ in
                  jax.tree_util.tree_flatten_with_path((dyn_args, dyn_kwargs))[0]]
@@ -397,56 +386,8 @@ def _unspecified(x: Any) -> bool:
     return type(x).__name__ == "UnspecifiedValue"
 
 
-# ---------------------------------------------------------------- sites of returned plans
-
-_SITES: dict[int, tuple[weakref.ref[Any], Callable[[], CallSite]]] = {}
-_SITES_LOCK = threading.Lock()
-
-
-def remember(plan: CallPlan, fun: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> None:
-    """Keep how to re-make the call ``plan`` describes (for :meth:`CallPlan.plot`), while the
-    plan object lives: the function, the static arguments, and the dynamic leaves' abstract
-    values (arrays held weakly, never kept alive). Other jitted callables are not kept."""
-    import jax
-
-    from jax_use_donated.dropin import api
-
-    info = getattr(api._jitted(fun), "_jit_info", None)
-    if info is None:
-        return
-    statics, dyn_args, dyn_kwargs, static_kwargs = _split(info, args, kwargs)
-    leaves, treedef = jax.tree.flatten((dyn_args, dyn_kwargs))
-    shapes = [abstract(x) for x in leaves]
-    refs = [weakref.ref(x) if _is_array(x) else None for x in leaves]
-    n_args = len(args)
-
-    def site() -> CallSite:
-        d_args, d_kwargs = treedef.unflatten(shapes)
-        it = iter(d_args)
-        full = [statics[i] if i in statics else next(it) for i in range(n_args)]
-        s = call_site(fun, full, {**d_kwargs, **static_kwargs})
-        s.live = refs
-        return s
-
-    key = id(plan)
-
-    def forget(ref: weakref.ref[Any]) -> None:
-        with _SITES_LOCK:
-            entry = _SITES.get(key)
-            if entry is not None and entry[0] is ref:
-                del _SITES[key]
-
-    with _SITES_LOCK:
-        _SITES[key] = (weakref.ref(plan, forget), functools.cache(site))
-
-
 def site_of(plan: CallPlan) -> CallSite:
-    """The call ``plan`` was returned for by :func:`jax_use_donated.plan` (``LookupError``
-    for a plan from elsewhere, e.g. ``last_plan``)."""
-    with _SITES_LOCK:
-        entry = _SITES.get(id(plan))
-    if entry is None or entry[0]() is not plan:
-        raise LookupError("this plan was not returned by jax_use_donated.plan(f, *args) or "
-                          "step.plan(*args), so the call it describes is unknown: use "
-                          "jud.plan(step, *args).plot(), or jud.advise(step, *args).plot()")
-    return entry[1]()
+    """The call ``plan`` was returned for by :func:`jax_use_donated.plan`, split into leaves
+    (:func:`.calls.recall`; ``LookupError`` for a plan from elsewhere)."""
+    fun, args, kwargs = calls.recall(plan)
+    return call_site(fun, args, kwargs)
