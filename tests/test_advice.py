@@ -135,7 +135,6 @@ def test_advice_matches_brute_force(name: str) -> None:
             donate = tuple(sorted({*before, s.leaf}))
             saved = brute[before] - brute[donate]
             assert abs(saved - s.bytes_saved) <= 0.01 * s.bytes_saved, label
-            assert saved >= 0.99 * s.predicted_bytes, label
             for x, y in zip(_outputs(fun, donate, args), reference, strict=True):
                 np.testing.assert_array_equal(x, y)
         for leaf in range(k):
