@@ -184,3 +184,20 @@ def test_group_paths() -> None:
     wide = picture.group_paths([f"{a}['{b}']" for a in "abcdefgh" for b in "xy"], 10)
     assert wide["a['x']"] == "a"  # eight groups: fine enough
     assert picture.path_tokens("opt[0].mu['w']") == ["opt", "[0]", ".mu", "['w']"]
+
+
+def test_the_bundled_example_writes_its_picture(tmp_path: Path) -> None:
+    """``python examples/advise_adam.py`` (the command behind docs/jit_adam_picture.png)."""
+    import importlib.util
+
+    script = Path(__file__).resolve().parent.parent / "examples" / "advise_adam.py"
+    spec = importlib.util.spec_from_file_location("advise_adam", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    png, page = tmp_path / "adam.png", tmp_path / "adam.html"
+    module.main(["--png", str(png), "--html", str(page)])
+    assert png.stat().st_size > 10_000
+    text = page.read_text()
+    root = str(script.parent.parent) + "/"
+    assert "m[&#x27;w1&#x27;]" in text and root not in text and "examples/jit_adam.py" in text

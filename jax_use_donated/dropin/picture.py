@@ -327,8 +327,13 @@ def _write_color(s: Strip) -> str:
 
 def figure(data: PictureData) -> Figure:
     """The picture as a matplotlib ``Figure`` (footprint bars above, lifetime strips below)."""
-    from matplotlib.figure import Figure
-    from matplotlib.lines import Line2D
+    try:
+        from matplotlib.figure import Figure
+        from matplotlib.lines import Line2D
+    except ImportError as e:
+        raise ImportError("CallPlan.plot() draws with matplotlib: pip install "
+                          "'jax-use-donated[plot]' (or use CallPlan.to_html(), which needs "
+                          "nothing)") from e
 
     shown = rows(data, FIGURE_ROWS)
     more = 0
