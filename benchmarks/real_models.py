@@ -1583,6 +1583,7 @@ ADVICE_CASES: list[tuple[str, str, tuple[int, ...] | None]] = [
     ("nnx_functional", "params only", (0,)),
     ("linen_lm", "as written: params, opt_state", None),
     ("linen_lm", "params only", (0,)),
+    ("linen_transformer", "as written: params, opt_state", None),
     ("linen_transformer", "params only", (0,)),
     ("grad_accum", "as written: params, opt_state, acc", None),
     ("grad_accum", "params, opt_state (acc kept)", (0, 1)),
@@ -1729,7 +1730,8 @@ def advice_markdown(rows: list[AdviceRow], elapsed: float) -> str:
     ]
     for r in rows:
         lines += [f"### {r.variant}, {r.donated}", "", "```", str(r.advice), "```", ""]
-    return "\n".join(lines)
+    text = "\n".join(lines).replace(str(Path(__file__).resolve().parent.parent) + "/", "")
+    return re.sub(r"/\S*/site-packages/", "site-packages/", text)
 
 
 def _host_devices(argv: list[str] | None) -> bool:

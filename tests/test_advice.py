@@ -233,7 +233,9 @@ def test_predicted_advice_from_the_module_alone() -> None:
 
     w, m, g = _mats(3)
     lowered = jax.jit(catalogue.sgd_momentum, donate_argnums=(0,)).lower(w, m, g)
-    main = module_function(lowered.compiler_ir())
+    module = lowered.compiler_ir()
+    assert module is not None
+    main = module_function(module)
     assert main is not None
     fn = function_model(main)
     predicted = predict_advice(fn, "xla-cpu-region")

@@ -31,6 +31,7 @@ call, so each ``donate`` says "if you do not use it after this call".
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -256,13 +257,17 @@ def advise_call(fun: Any, args: Sequence[Any], kwargs: dict[str, Any] | None = N
                 max_alone: int = 8, max_compiles: int = 32,
                 generated_inputs: bool = False) -> Advice:
     """:func:`advise` with its knobs: ``max_alone`` candidates (largest first) are compiled
-    alone; the others are verified in groups: a group whose compile saves at least the sum
-    of its members' predicted bytes (within 1%), each member copy-free in the executable and
-    the outputs equal, verifies each member with its predicted bytes as ``bytes_saved``
-    (``measured_alone`` false, the note gives the group's measurement); otherwise it is split
-    in halves. At most ``max_compiles`` compiles in all (a compile of a real train step takes
-    seconds); ``generated_inputs`` runs the compiles on generated values instead of copies of
-    the arguments."""
+    alone; the others are verified in groups: one compile in which every member hosts its
+    result copy-free, the footprint drops and the outputs are equal verifies each member,
+    with its share (by size) of the measured saving as ``bytes_saved`` (``measured_alone``
+    false; the note gives the group's measurement and the plan's prediction); members that
+    compete with others of the group are verified without them, and a group that saves
+    nothing is split in halves. At most ``max_compiles`` compiles in all (a compile of a real
+    train step takes seconds). ``generated_inputs`` runs the compiles on generated values
+    instead of copies of the arguments (also when an argument was deleted or is abstract).
+
+        advice = advise_call(step, (params, opt, batch), max_alone=4, max_compiles=16)
+    """
     from jax_use_donated.dropin import api
 
     t0 = time.perf_counter()
@@ -350,7 +355,7 @@ class _Advisor:
             footprint=as_called.total,
             footprint_advised=as_called.total - (base.footprint.total - total.footprint.total),
             applied=tuple(site.names[i] for i in sorted(applied)), results_equal=equal,
-            inputs="generated inputs (the arguments were deleted)" if self.generated
+            inputs="generated inputs (an argument was deleted or abstract)" if self.generated
             else "copies of the arguments",
             breakdown={"as called": as_called, "advised": total.footprint},
             notes=self.notes, site=site)
@@ -506,7 +511,8 @@ class _Advisor:
             if c in verdicts:
                 continue
             x = _donation(every.plan, c)
-            reason = (x.message if x is not None and c not in joint
+            reason = ("with every candidate donated, " + self._user_message(x, every)
+                      if x is not None and c not in joint
                       else "not compiled alone (max_compiles reached)")
             verdicts[c] = Suggestion(site.names[c], "donate" if c in joint else "none",
                                      site.nbytes[c] if c in joint else 0, False, reason,
@@ -519,6 +525,29 @@ class _Advisor:
                  and s.leaf is not None}
         return out, total
 
+    def _user_message(self, x: Any, v: Variant) -> str:
+        """A variant's verdict for one leaf in the user's names: the flattened wrapper's
+        ``%argN`` and ``leaves[i]`` become leaf paths, ``result k`` the result's path."""
+        site = self.site
+        text = x.message.split(" is not reused: ", 1)[-1]
+        record = v.record
+        if record is None:
+            return text
+
+        def arg(m: re.Match[str]) -> str:
+            p = int(m.group(1))
+            leaf = record.arg_leaves[p] if p < len(record.arg_leaves) else None
+            return site.names[leaf] if leaf is not None else m.group(0)
+
+        def result(m: re.Match[str]) -> str:
+            k = int(m.group(1))
+            path = record.result_paths[k] if k < len(record.result_paths) else None
+            return path or m.group(0)
+
+        text = re.sub(r"%arg(\d+)", arg, text)
+        text = re.sub(r"\bleaves\[(\d+)\]", lambda m: site.names[int(m.group(1))], text)
+        return re.sub(r"\bresult (\d+)\b", result, text)
+
     def _alone(self, c: int) -> Suggestion:
         """Compile the call with leaf ``c`` donated too, and check what it saves."""
         site, base = self.site, self.base
@@ -527,7 +556,7 @@ class _Advisor:
         measured = base.footprint.total - v.footprint.total
         x = _donation(v.plan, c)
         if c not in v.reused() or stated <= 0:
-            why = (x.message if x is not None and x.status != "reused" else
+            why = (self._user_message(x, v) if x is not None and x.status != "reused" else
                    "donating it changes which donor hosts which result, but saves nothing")
             return Suggestion(site.names[c], "none", 0, False, why, leaf=c,
                               nbytes=site.nbytes[c], measured_alone=True)

@@ -354,8 +354,9 @@ def figure(data: PictureData) -> Figure:
                  ("temporaries", f.temporaries)]
         left = 0.0
         for name, value in parts:
+            label = "outputs not aliased" if name == "outputs" else name
             ax_bars.barh(y, value / 2**20, left=left, color=COLORS[name], height=0.6,
-                         label=name if y == len(bars) - 1 else None)
+                         label=label if y == len(bars) - 1 else None)
             left += value / 2**20
         ax_bars.text(left, y, f" {_size(f.total)}", va="center", fontsize=8)
     ax_bars.set_yticks(range(len(labels)), labels, fontsize=8)
@@ -363,7 +364,8 @@ def figure(data: PictureData) -> Figure:
                        "temporaries)", fontsize=8)
     ax_bars.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     ax_bars.set_title(f"{data.function}: footprint per compile", fontsize=10)
-    ax_bars.margins(x=0.15)
+    known = [b.footprint.total for b in bars if b.footprint is not None]
+    ax_bars.set_xlim(0, 1.18 * max(known) / 2**20 if known and max(known) else 1)
     n = max(data.ops, 1)
     for y, row in enumerate(shown):
         alpha = 1.0 if len(row.strips) == 1 else max(0.15, 1.0 / len(row.strips) ** 0.5)
@@ -386,11 +388,14 @@ def figure(data: PictureData) -> Figure:
     ax.set_ylim(len(shown) - 0.5, -0.5)
     ax.set_xlim(-0.5, n + 0.5)
     ax.set_yticks(range(len(shown)), [_row_label(r) for r in shown], fontsize=7)
-    ax.set_xlabel(f"program order (op of @main, {data.ops} ops)" + (
-        f"; {more} smaller groups not shown" if more else ""), fontsize=8)
+    ax.set_xlabel(f"program order (op of @main in block order, {data.ops} ops)" + (
+        "; region analysis runs a read that does not depend on a write before it"
+        if "region" in data.ordering else "")
+        + (f"; {more} smaller groups not shown" if more else ""), fontsize=8)
     ax.set_title("donated buffers: reads, the write of the result each hosts, XLA's copies",
                  fontsize=10)
-    handles = [Line2D([], [], marker=m, color=c, ls="", label=label) for m, c, label in (
+    handles = [Line2D([], [], marker=m, color=c, ls="", label=label,
+                      mfc="none" if label == "blocking read" else c) for m, c, label in (
         ("|", COLORS["read"], "read"), ("o", COLORS["last read"], "last read"),
         ("^", COLORS["copy-free"], "write (copy-free)"), ("^", COLORS["copied"],
                                                           "write (XLA copies)"),
