@@ -245,3 +245,27 @@ def test_predicted_advice_from_the_module_alone() -> None:
     assert all(a.bytes_saved == N * N * 4 for a in predicted if a.action == "donate")
     text = format_predicted(predicted, fn.name)
     assert "predicted from the module" in text and "m: donate" in text
+
+
+def test_static_arguments_keywords_and_shardings_are_kept() -> None:
+    """The flattened variants keep static arguments, keyword arguments, ``donate_argnames``
+    and ``in_shardings``: the advice's leaves and measurements are those of the call."""
+
+    def f(scale: float, a: jax.Array, *, b: jax.Array, c: jax.Array
+          ) -> tuple[jax.Array, jax.Array]:
+        return a * scale, b + c
+
+    step = jud.jit(f, static_argnums=(0,), donate_argnames=("b",), warn=False)
+    a, b, c = _mats(3)
+    advice = step.advise(2.0, a, b=b, c=c)
+    assert "a" in {s.path for s in advice.verified}, advice
+    assert all(s.path != "b" or s.action != "donate" for s in advice.suggestions)  # donated
+    assert advice.donate_hint.startswith("donate_argnums=(1,), donate_argnames=('b'"), advice
+    assert advice.hint_footprint == advice.footprint_advised
+    assert advice.results_equal and not any(x.is_deleted() for x in (a, b, c))
+    assert advice.plan.donation("b").status == "reused"
+
+    # in_shardings (positional arguments only, as jit requires)
+    sharding = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+    sharded = jud.jit(catalogue.swap, in_shardings=(sharding, sharding), warn=False)
+    assert sharded.advise(a, b).footprint_advised == _footprint(catalogue.swap, (0, 1), (a, b))
