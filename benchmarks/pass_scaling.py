@@ -30,6 +30,14 @@ interleaved, and report the median run; the slow ones once.
 ``--xdsl-baseline DIR`` adds the xDSL path of another checkout (``git worktree add DIR REV``),
 run with this interpreter in the same loop, and its ratio to this checkout's xDSL path.
 
+``--jaxlib-baseline DIR`` runs an A/B of the jaxlib path instead (this checkout against
+another one, e.g. ``git clone --no-checkout . DIR && git -C DIR checkout REV``): both started
+by the same launcher, in alternating order, the median of the per-round ratios; writes
+``benchmarks/results/jaxlib_path_ab.md``::
+
+    python benchmarks/pass_scaling.py --end-to-end --jaxlib-baseline DIR [--layers 1450]
+        [--reps 11]
+
 ``--print-ahead`` measures the jaxlib path with and without its print in a forked child
 (:mod:`jax_use_donated.opt.print_ahead`), alternating ``--reps`` runs of each per size, and writes
 the medians and their ratio to ``benchmarks/results/print_ahead.md``::
@@ -273,12 +281,17 @@ class Timed:
     detail: dict[str, float] = field(default_factory=dict)
     runs: list[float] = field(default_factory=list)
     """Every run's seconds (the repeated series), in run order."""
+    cpu: float | None = None
+    """CPU seconds (user and system) of the process and the children it waited for."""
 
 
 def timed_process(cmd: list[str], cap: float) -> Timed:
     """Wall time and peak RSS of one process (``None`` past ``cap`` seconds)."""
     if Path("/usr/bin/time").exists():
         cmd = ["/usr/bin/time", "-f", "maxrss %M kB", *cmd]
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
@@ -288,11 +301,13 @@ def timed_process(cmd: list[str], cap: float) -> Timed:
         proc.communicate()
         return Timed(None, note=f"> {cap:.0f} s")
     wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if proc.returncode != 0:
         return Timed(None, note=f"exit {proc.returncode}: {err.decode()[-200:]}")
     detail = {k: float(v) for k, v in re.findall(r"([\w-]+) ([0-9.]+) s\b", err.decode())}
     rss = re.search(r"maxrss (\d+) kB", err.decode())
-    return Timed(wall, int(rss.group(1)) / 1024 if rss else None, detail=detail)
+    return Timed(wall, int(rss.group(1)) / 1024 if rss else None, detail=detail, cpu=cpu)
 
 
 def xdsl_generic_parse(text_file: Path, cap: float) -> Timed:
@@ -338,6 +353,94 @@ if hasattr(driver, "console_main"):
 sys.exit(driver.main())
 """
 """``jax-donate-opt`` from the checkout named by the first argument."""
+
+
+CLI_LAUNCHER = """
+import sys
+sys.path.insert(0, sys.argv.pop(1))
+sys.argv[0] = "jax-donate-opt"
+from jax_use_donated.opt.cli import main
+main()
+"""
+"""The ``jax-donate-opt`` command (its first module, which forks the text route's child early)
+from the checkout named by the first argument."""
+
+
+def jaxlib_ab(layers: Sequence[int], baseline: Path, reps: int, cap: float) -> str:
+    """The jaxlib path of this checkout against ``baseline``'s (another checkout), both
+    started alike (:data:`CLI_LAUNCHER`), in ``reps`` rounds per size that run the reference
+    (jaxlib's parse and print), this checkout and the baseline, the two in alternating order;
+    the ratio is the median of the per-round ratios. Writes
+    ``benchmarks/results/jaxlib_path_ab.md``."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from benchmarks.jax_modules import count_ops, train_step_text
+
+    root = Path(__file__).resolve().parent.parent
+
+    def rev(path: Path) -> str:
+        done = subprocess.run(["git", "-C", str(path), "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, check=False)
+        return done.stdout.strip() or path.name
+
+    ours_rev, base_rev = rev(root), rev(baseline)
+    dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--",
+                            "jax_use_donated"], capture_output=True, text=True,
+                           check=False).stdout.strip()
+    ours_name = f"{ours_rev}{' + uncommitted changes' if dirty else ''}"
+    lines = [
+        "# jax-donate-opt's jaxlib path: this checkout against a baseline checkout",
+        "",
+        f"Command: `python benchmarks/pass_scaling.py --end-to-end --jaxlib-baseline "
+        f"<checkout of {base_rev}> --layers {' '.join(map(str, layers))} --reps {reps}` "
+        "(N-layer MLP Adam step, outputs reordered, `jax.jit(...).lower(...).as_text()`; "
+        "`jax-donate-opt FILE -p jax-plan-donation --path=jaxlib -o /dev/null`, both "
+        "checkouts started by the same launcher with this interpreter; whole processes, wall "
+        f"seconds, and CPU seconds (user and system, the forked children included); {reps} "
+        f"rounds per size, each the reference, then the two in alternating order; on a shared "
+        f"{os.cpu_count()}-core machine, load average at the start "
+        f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}, at the end LOAD_END).",
+        "",
+        f"| layers | ops | measure | reference (jaxlib parse+print) | {ours_name} | {base_rev} "
+        f"| {ours_rev} / {base_rev}: median of per-round ratios | quartiles of the ratios |",
+        "|---:|---:|---|---:|---:|---:|---:|---|",
+    ]
+    for n in layers:
+        path = train_step_text(n)
+        ops = count_ops(path.read_text())
+        reference = [sys.executable, "-c", REFERENCE, str(path), os.devnull]
+
+        def tool(checkout: Path, path: Path = path) -> list[str]:
+            return [sys.executable, "-c", CLI_LAUNCHER, str(checkout), str(path), "-p",
+                    "jax-plan-donation", "--path=jaxlib", "-o", os.devnull]
+
+        runs: dict[tuple[str, str], list[float]] = {
+            (who, what): [] for who in ("ref", "ours", "base") for what in ("wall", "cpu")}
+        for r in range(reps):
+            order = [("ours", root), ("base", baseline)]
+            if r % 2:
+                order.reverse()
+            jobs = [("ref", reference), *((name, tool(checkout)) for name, checkout in order)]
+            for name, cmd in jobs:
+                timed = timed_process(cmd, cap)
+                if timed.seconds is None or timed.cpu is None:
+                    raise SystemExit(f"{name} at {n} layers: {timed.note}")
+                runs[name, "wall"].append(timed.seconds)
+                runs[name, "cpu"].append(timed.cpu)
+        for what in ("wall", "cpu"):
+            ratios = sorted(o / b for o, b in zip(runs["ours", what], runs["base", what],
+                                                  strict=True))
+            quartiles = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else ratios * 3
+            lines.append(
+                f"| {n} | {ops} | {what} s | {statistics.median(runs['ref', what]):.2f} | "
+                f"{statistics.median(runs['ours', what]):.2f} | "
+                f"{statistics.median(runs['base', what]):.2f} | "
+                f"{statistics.median(ratios):.3f}x | {quartiles[0]:.3f} to {quartiles[-1]:.3f} |")
+            print(lines[-1], flush=True)
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    text = "\n".join(lines).replace("LOAD_END", load) + "\n"
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "jaxlib_path_ab.md").write_text(text)
+    return text
 
 
 REPEATED = ("jaxlib parse+print", "jax-donate-opt jaxlib path", "jaxlib parse+walk+print")
@@ -613,6 +716,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="seconds per measurement at most")
     parser.add_argument("--xdsl-baseline", type=Path, default=None,
                         help="--end-to-end: also run the xDSL path of this checkout")
+    parser.add_argument("--jaxlib-baseline", type=Path, default=None,
+                        help="--end-to-end: only the jaxlib path, against this checkout's "
+                        "(A/B, results/jaxlib_path_ab.md)")
     parser.add_argument("--print-ahead", action="store_true",
                         help="the jaxlib path with and without its print in a forked child")
     parser.add_argument("--reps", type=int, default=None,
@@ -630,6 +736,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.print_ahead:
         print(print_ahead_ab(args.layers if args.layers != DEFAULT_LAYERS else [1450, 14500],
                              args.reps or 7, args.cap))
+        return
+    if args.end_to_end and args.jaxlib_baseline is not None:
+        print(jaxlib_ab(args.layers if args.layers != DEFAULT_LAYERS else [1450],
+                        args.jaxlib_baseline, args.reps or 11, args.cap))
         return
     if args.end_to_end:
         print(end_to_end(args.layers, args.cap, args.xdsl_baseline,

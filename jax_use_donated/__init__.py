@@ -5,7 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from jax_use_donated.analysis.errors import DonationError
-from jax_use_donated.diagnostics import DonationWarning
+from jax_use_donated.diagnostics import (
+    DonationWarning,
+    UnusableDonationWarning,
+    WastedDonationWarning,
+)
 
 if TYPE_CHECKING:
     from jax_use_donated.dropin import (
@@ -32,9 +36,9 @@ if TYPE_CHECKING:
 # The jit front end imports JAX (about 3 s); the opt driver, the xDSL pass and `xdsl-opt`'s
 # entry point import this package too and must not pay for it: load lazily.
 _LAZY = frozenset({
-    "Advice", "Suggestion", "advise", "CallPlan", "DonatingJit", "DonationReport", "DonorRow", "LeafDonation", "PlannerOptions",
-    "enabled", "explain", "install", "installed", "is_planned", "jit", "plan", "recent_plans",
-    "uninstall",
+    "Advice", "CallPlan", "DonatingJit", "DonationReport", "DonorRow", "LeafDonation",
+    "PlannerOptions", "Suggestion", "advise", "enabled", "explain", "install", "installed",
+    "is_planned", "jit", "plan", "recent_plans", "uninstall",
 })
 
 
@@ -59,6 +63,8 @@ __all__ = [
     "LeafDonation",
     "PlannerOptions",
     "Suggestion",
+    "UnusableDonationWarning",
+    "WastedDonationWarning",
     "advise",
     "enabled",
     "explain",

@@ -3,6 +3,7 @@
 // RUN: xdsl-opt -f jax --allow-unregistered-dialect %s -p 'jax-plan-donation{mode=materialize}' 2>&1 | filecheck %s
 // RUN: xdsl-opt -f jax --allow-unregistered-dialect %s -p jax-plan-donation 2>&1 | filecheck %s --check-prefix=ALIAS
 // RUN: xdsl-opt --allow-unregistered-dialect %s -p jax-plan-donation 2>&1 | filecheck %s --check-prefix=MLIR-FRONTEND
+// RUN: xdsl-opt --allow-unregistered-dialect -p 'jax-plan-donation{report}' < %s 2>&1 | filecheck %s --check-prefix=STDIN
 // RUN: xdsl-opt --allow-unregistered-dialect %s -p jax-verify-donation | filecheck %s --check-prefix=VERIFY
 // RUN: xdsl-opt --allow-unregistered-dialect %s -p 'jax-plan-donation{mode=materialize remove_matched_outputs=true}' 2>/dev/null | filecheck %s --check-prefix=SNAKE
 
@@ -13,8 +14,8 @@
 // RUN: not jax-donate-opt %s -p 'jax-use-donated-arguments{mode=materialize}' 2>&1 | filecheck %s --check-prefix=UPSTREAM-OPTIONS
 
 // Warnings are MLIR-style on stderr, located at the input file where the IR has no location
-// (the `jax` frontend records its name; after xDSL's `mlir` frontend they name the tool). In
-// xdsl-opt runs only: library users get DonationWarnings.
+// (the `jax` frontend records its name; after xDSL's `mlir` frontend it is read from
+// xdsl-opt's command line). In xdsl-opt runs only: library users get DonationWarnings.
 // CHECK: {{.*}}xdsl_opt.mlir: warning: donated argument 'unused' (%arg2: tensor<4xf32>) is not reused: every result it could host is taken by another donor
 // CHECK-NOT: DonationWarning
 // CHECK-LABEL: func.func public @main
@@ -27,7 +28,12 @@
 // ALIAS-LABEL: func.func public @main
 // ALIAS-SAME:    (%{{.*}}: tensor<4xf32> {tf.aliasing_output = 1 : i32}, %{{.*}}: tensor<4xf32> {tf.aliasing_output = 0 : i32}, %{{.*}}: tensor<4xf32>)
 
-// MLIR-FRONTEND: xdsl-opt: warning: donated argument 'unused'
+// MLIR-FRONTEND: {{.*}}xdsl_opt.mlir: warning: donated argument 'unused'
+
+// From stdin the input is `stdin`, as xDSL names it; `report` prints the donation report.
+// STDIN:      stdin: warning: donated argument 'unused'
+// STDIN-LABEL: donation report for @main: 2/3 donors reused without a copy
+// STDIN:      1 donor not reused: the warning above says why
 // MLIR-FRONTEND-NOT: DonationWarning
 
 // VERIFY: func.func public @main(%{{.*}}: tensor<4xf32> {tf.aliasing_output = 1 : i32}, %{{.*}}: tensor<4xf32> {tf.aliasing_output = 0 : i32}, %{{.*}}: tensor<4xf32> {jax.buffer_donor = true})

@@ -45,12 +45,17 @@ def test_rewrites_and_prints_warnings_and_report(tmp_path: Path,
             "tensor<8xf32>) is not reused: no result has type tensor<8xf32>; it is never read"
             ) in err
     report = err[err.index("donation report"):].splitlines()
-    assert report[0].startswith("donation report for @main (dataflow ordering): 2/3 donors "
-                                "reused, 32 B aliased")
-    assert report[1].split() == ["argument", "type", "bytes", "jax", "ours", "reason"]
-    assert report[2].split() == ["a", "(%arg0)", "tensor<4xf32>", "16", "B", "result", "0",
-                                 "result", "1", "paired"]
-    assert report[4].split()[-2:] == ["no-compatible-result", "(unused)"]
+    assert report[0] == "donation report for @main: 2/3 donors reused without a copy, 32 B of 64 B"
+    assert report[1] == ("  ordering: XLA's default copy insertion (a donor's other reads must "
+                         "feed the write)")
+    assert report[2] == ("  jax.jit's pairing: 2/3 donors, 32 B, 0 without a copy (0 B): 2 "
+                         "overwrite a buffer still read, which XLA copies")
+    assert report[3].split() == ["argument", "type", "bytes", "jax.jit", "planned", "reason"]
+    assert report[4].split() == ["a", "(%arg0)", "tensor<4xf32>", "16", "B", "result", "0",
+                                 "(copy)", "result", "1", "paired"]
+    assert report[6].split()[-2:] == ["no-compatible-result", "(unused)"]
+    assert report[7:] == ["1 donor not reused: the warning above says why"]
+    assert err.count("is not reused") == 1  # said once: in the warning, not in the report
 
 
 @pytest.mark.parametrize(
@@ -142,7 +147,8 @@ def _xdsl_opt() -> list[str]:
 def test_xdsl_opt_prints_donation_warnings_mlir_style(tmp_path: Path) -> None:
     """Plain ``xdsl-opt -f jax`` prints our warnings as ``jax-donate-opt`` does (located at the
     input where the IR has no location), not as Python ``DonationWarning`` lines; after xDSL's
-    ``mlir`` frontend, which records no input name, they name the tool."""
+    ``mlir`` frontend, which records no input name, the input named on the command line (as
+    xDSL names stdin: ``stdin``)."""
     src = tmp_path / "swap.mlir"
     src.write_text(SWAP)
     warning = ("warning: donated argument 'unused' (%arg2: tensor<8xf32>) is not reused: no "
@@ -157,7 +163,10 @@ def test_xdsl_opt_prints_donation_warnings_mlir_style(tmp_path: Path) -> None:
     assert piped.stderr == f"stdin: {warning}", piped.stderr
     plain = subprocess.run([*_xdsl_opt(), str(src), "-p", "jax-plan-donation"],
                            capture_output=True, text=True, timeout=120, check=False)
-    assert plain.returncode == 0 and plain.stderr == f"xdsl-opt: {warning}", plain.stderr
+    assert plain.returncode == 0 and plain.stderr == f"{src}: {warning}", plain.stderr
+    plain_piped = subprocess.run([*_xdsl_opt(), "-p", "jax-plan-donation"], input=SWAP,
+                                 capture_output=True, text=True, timeout=120, check=False)
+    assert plain_piped.stderr == f"stdin: {warning}", plain_piped.stderr
 
 
 def test_library_users_keep_python_warnings() -> None:
@@ -291,12 +300,14 @@ def test_mlir_frontend_and_target_are_xdsls(tmp_path: Path) -> None:
      "(jax-plan-donation, jax-verify-donation, jax-reuse-donated-destinations)\n"),
     ("", ["-p", "jax-plan-donation", "--donation-report"],
      "donation report for {input}: nothing to report: no function has donated arguments "
-     "(jax.buffer_donor or tf.aliasing_output)\n"),
+     "(jax.buffer_donor or tf.aliasing_output; jax.jit marks none where it found no output "
+     "for a donated argument)\n"),
     (SWAP.replace("{jax.buffer_donor = true}", "").replace(
         "{tf.aliasing_output = 0 : i32}", "").replace("{tf.aliasing_output = 1 : i32}", ""),
      ["-p", "jax-verify-donation", "--donation-report"],
      "donation report for {input}: nothing to report: no function has donated arguments "
-     "(jax.buffer_donor or tf.aliasing_output)\n"),
+     "(jax.buffer_donor or tf.aliasing_output; jax.jit marks none where it found no output "
+     "for a donated argument)\n"),
 ])
 def test_donation_report_says_when_there_is_nothing_to_report(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, args: list[str],
@@ -330,7 +341,8 @@ def test_donation_report_covers_destination_reuse(tmp_path: Path,
                     "--donation-report")
     err = capsys.readouterr().err
     assert code == 0 and "outs(%a : tensor<4xf32>)" in out
-    assert err.startswith("donation report for @chain (program ordering): 1/1 donors reused"), err
+    assert err.startswith("donation report for @chain: 1/1 donors reused without a copy, 16 B "
+                          "of 16 B\n  ordering: block order (as after bufferization)\n"), err
 
 
 @pytest.mark.parametrize("path", ["jaxlib", "xdsl"])

@@ -1,7 +1,8 @@
 """``jax-donate-opt``'s two paths agree: the jaxlib path (``--path=auto``/``jaxlib``) against
 the xDSL path (``--path=xdsl``) on the corpus, the lit inputs and the hostile inputs.
 
-Same exit code, same stderr byte for byte (warnings, errors, ``--donation-report``), and the
+Same exit code, same stderr byte for byte (warnings, errors, the donation report as text, long
+text and JSON), and the
 same module: the jaxlib path prints jaxlib's own text, the xDSL path its own spelling of it
 (``builtin.module``, ``func.call``, the input's SSA names), so the xDSL output is compared after
 jaxlib re-reads and prints it; jaxlib's output is a fixed point of that print. On a failing run
@@ -34,6 +35,9 @@ CONFIGS: list[list[str]] = [
     ["-p", "jax-plan-donation{strict}"],
     ["-p", "jax-plan-donation{keep-existing-aliases fusion-safe},jax-verify-donation"],
     ["-p", "jax-verify-donation{ordering=program}", "--donation-report"],
+    ["-p", "jax-plan-donation{report=verbose}"],
+    ["-p", "jax-plan-donation{ordering=xla-cpu-region keep-unpaired-donors},"
+           "jax-verify-donation{ordering=xla-cpu-region}", "--donation-report=json"],
 ]
 
 

@@ -24,6 +24,7 @@ def test_sharded_catalogue_programs() -> None:
     for name in ("swap@explicit", "adam_state_first@auto", "pytree_dict@auto"):
         assert f"ok {name}" in r.stdout
     assert "ok sharding mismatch" in r.stdout
+    assert "ok constraint result" in r.stdout
 
 
 def test_catalogue_benchmark_quick(tmp_path: Path) -> None:

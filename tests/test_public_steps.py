@@ -40,24 +40,16 @@ SELECTED = [v.name for v in PUBLIC_VARIANTS
 KNOWN: dict[tuple[str, str], str] = {
     ("optax_multisteps", "disagreement region=True"):
         "21 MultiSteps state leaves predicted copied (results of stablehlo.case), copy-free",
-    ("optax_multisteps", "false copy warning region=True"):
-        "16 warnings say XLA copies MultiSteps state it aliases copy-free",
     ("optax_multisteps", "disagreement region=False"):
         "hidden kernels and a mu leaf predicted copy-free, copied; gradient_step the reverse",
-    ("optax_multisteps", "false copy warning region=False"):
-        "a warning says XLA copies opt_state.gradient_step, aliased copy-free",
     ("optax_multisteps", "footprint region=False"):
         "40 B above jax.jit without region analysis",
     ("minigpt_nnx", "disagreement region=False"):
         "the two mha key biases predicted copy-free, XLA copies them",
     ("shard_map_dp", "disagreement region=True"):
         "18 donors predicted copied (sdy.manual_computation reads them), copy-free",
-    ("shard_map_dp", "false copy warning region=True"):
-        "15 warnings say XLA copies donors it aliases copy-free",
     ("shard_map_dp", "disagreement region=False"):
         "18 donors predicted copied (sdy.manual_computation reads them), copy-free",
-    ("shard_map_dp", "false copy warning region=False"):
-        "15 warnings say XLA copies donors it aliases copy-free",
 }
 
 _CHILD = """

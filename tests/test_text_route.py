@@ -27,6 +27,7 @@ import pytest
 from jax_use_donated.adapters import jax_text
 from jax_use_donated.adapters.jaxlib_ir import ModuleAdapter, symbol_name
 from jax_use_donated.analysis.model import FunctionModel, Op
+from jax_use_donated.analysis.report import ReportStyle
 from jax_use_donated.opt import fronts, jaxlib_path, text_route
 from tests.test_driver_paths import CONFIGS, HOSTILE, LIT_INPUTS, corpus_files, run
 
@@ -159,11 +160,11 @@ def test_text_route_gives_the_bindings_route_output(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """Forced for every size: the same exit code, stdout and stderr as the bindings route, on
     the corpus (every other text), the lit and the hostile inputs, with the configs that
-    rewrite, verify and report."""
+    rewrite, verify and report (text, long text, JSON)."""
     sources = [*corpus_files(tmp_path)[::2], *LIT_INPUTS, *HOSTILE]
     text_runs = 0
     for source in sources:
-        for config in (CONFIGS[0], CONFIGS[1], CONFIGS[3], CONFIGS[4]):
+        for config in (CONFIGS[0], CONFIGS[1], CONFIGS[3], CONFIGS[4], CONFIGS[5], CONFIGS[6]):
             monkeypatch.setattr(text_route, "MIN_BYTES", 1 << 40)
             code, out, err = run(source, *config, "--verbose")
             monkeypatch.setattr(text_route, "MIN_BYTES", 0)
@@ -242,7 +243,7 @@ def test_the_planning_child_replies_or_declines() -> None:
     assert printed is not None
     options = [PlanOptions("dataflow")]
     child = text_route.PlanChild(printed.encode())
-    child.ask(options, report=True)
+    child.ask(options, report=ReportStyle("text", False, "in.mlir"))
     result = child.result()
     assert result["rewrites"] == {"main": [{"0": 0}, []]} and result["warnings"] == []
     assert result["with_donors"] == ["main"] and "donation report" in result["report"]
@@ -251,7 +252,7 @@ def test_the_planning_child_replies_or_declines() -> None:
     with pytest.raises(text_route.Declined, match="child failed"):
         dead.result()
     refused = text_route.PlanChild(HAND_WRITTEN.encode())  # not one module: the reader stops
-    refused.ask(options, report=False)
+    refused.ask(options, report=None)
     with pytest.raises(text_route.Declined, match="the text reader"):
         refused.result()
 
@@ -287,10 +288,11 @@ def test_the_command_forks_its_child_at_start_up(tmp_path: Path) -> None:
     bindings = subprocess.run(
         [sys.executable, "-c", "import sys\nfrom jax_use_donated.opt import driver, text_route\n"
          "text_route.MIN_BYTES = 1 << 40\nsys.exit(driver.main(sys.argv[1:]))", str(source),
-         "-p", "jax-plan-donation", "--donation-report"],
+         "-p", "jax-plan-donation", "--verbose", "--donation-report"],
         capture_output=True, text=True, check=False)
     assert (done.returncode, done.stdout, rest) == (bindings.returncode, bindings.stdout,
-                                                    bindings.stderr)
+                                                    _path_line(bindings.stderr)[1])
+    assert "what the report says:" in rest  # --verbose: the long report
     assert "tf.aliasing_output" in done.stdout
 
 
@@ -368,9 +370,10 @@ def test_real_library_steps_plan_alike_on_both_routes(tmp_path: Path, nested: bo
             code, out, err = run(source, "-p", "jax-plan-donation", "--donation-report",
                                  "--verbose")
             monkeypatch.setattr(text_route, "MIN_BYTES", 1 << 40)
-            expected = run(source, "-p", "jax-plan-donation", "--donation-report")
+            expected = run(source, "-p", "jax-plan-donation", "--donation-report", "--verbose")
             line, rest = _path_line(err)
-            assert (code, out, rest) == expected, (variant.name, debug, line)
+            assert (code, out, rest) == (*expected[:2], _path_line(expected[2])[1]), (
+                variant.name, debug, line)
             ran += "model read from the text" in line
     assert ran == 2 * len(VARIANTS), ran
 

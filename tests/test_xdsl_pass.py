@@ -205,8 +205,9 @@ def test_alias_mode_rewrites_jax_pairing_and_warns_nothing(ctx: Context) -> None
         {"tf.aliasing_output": "1 : i32"},
         {"tf.aliasing_output": "0 : i32"},
     ]
-    ((fn, plan),) = plans
+    ((fn, plan, warned),) = plans
     assert fn.name == "main" and plan.pairs == {0: 1, 1: 0} and plan.ordering == "dataflow"
+    assert warned  # the plan pass warns of each unpaired donor (none here)
     module.verify()
 
 
@@ -366,6 +367,10 @@ def test_hyphenated_options_parse() -> None:
     ("jax-verify-donation{ordering=program}", JaxVerifyDonation(ordering="program")),
     ("jax-reuse-donated-destinations{strict temporaries=false}",
      JaxReuseDonatedDestinations(strict=True, temporaries=False)),
+    ("jax-plan-donation{report}", JaxPlanDonation(report="text")),
+    ("jax-plan-donation{report=true}", JaxPlanDonation(report="text")),
+    ("jax-verify-donation{report=false}", JaxVerifyDonation(report="none")),
+    ("jax-reuse-donated-destinations{report=json}", JaxReuseDonatedDestinations(report="json")),
 ])
 def test_bare_boolean_options_mean_true(spec: str, expected: ModulePass) -> None:
     assert _parse_pipeline(spec) == (expected,)
@@ -375,7 +380,9 @@ def test_bare_boolean_options_mean_true(spec: str, expected: ModulePass) -> None
     ("jax-plan-donation{nope=1}",
      "jax-plan-donation: unknown option 'nope'; options: mode, keep-unpaired-donors, "
      "keep-existing-aliases, strict, remove-matched-outputs, xla-fallback, fusion-safe, "
-     "ordering"),
+     "ordering, report"),
+    ("jax-plan-donation{report=html}",
+     "jax-plan-donation: unknown report 'html'; expected one of none, text, verbose, json"),
     ("jax-plan-donation{keep_unpaired_donors=1}",
      "jax-plan-donation: option 'keep-unpaired-donors' takes true or false (a bare "
      "'keep-unpaired-donors' means true), got 1"),
@@ -406,7 +413,7 @@ def test_help_lists_every_option_with_default_and_meaning() -> None:
             not line.startswith("   ")]
     assert keys == ["mode=alias", "keep-unpaired-donors=false", "keep-existing-aliases=false",
                     "strict=false", "remove-matched-outputs=false", "xla-fallback=false",
-                    "fusion-safe=false", "ordering=auto"]
+                    "fusion-safe=false", "ordering=auto", "report=none"]
     for field in dataclasses.fields(JaxPlanDonation):  # every option documented, none copied
         doc = field.metadata["doc"]
         assert doc and " ".join(doc.split()[:3]) in " ".join(text.split())

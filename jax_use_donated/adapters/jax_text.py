@@ -35,7 +35,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
+from jax_use_donated.analysis.building import (
+    CASE,
+    MANUAL_COMPUTATION,
+    element_bits,
+    loop_trips,
+    placement,
+    xla_region,
+)
 from jax_use_donated.analysis.cse import MERGEABLE_OPS, IdenticalOps, merge_identical_ops
 from jax_use_donated.analysis.errors import (
     ALIASING_OUTPUT,
@@ -97,7 +106,7 @@ _NAME_HEAD = re.compile(r'"((?:[^"\\]|\\.)*)"(?!:)')
 
 _FUNC_DIALECT = {"call": "func.call", "return": "func.return", "constant": "func.constant",
                  "call_indirect": "func.call_indirect"}
-_TERMINATORS = frozenset({"func.return", "stablehlo.return"})
+_TERMINATORS = frozenset({"func.return", "stablehlo.return", "sdy.return"})
 _CALL_LIKE = frozenset({"stablehlo.custom_call", "func.call"})
 
 
@@ -203,17 +212,12 @@ def tensor_info(text: str) -> TensorInfo | None:
 
 
 def _element_bits(element: str) -> int | None:
-    if element == "index":
-        return 64
-    if element.startswith("complex<") and element.endswith(">"):
-        inner = _element_bits(element[8:-1])
-        return None if inner is None else 2 * inner
-    if element == "tf32" or element.startswith("!"):
+    """:func:`.building.element_bits`, for the spellings this reader knows (another element
+    type declines the text route)."""
+    base = element[8:-1] if element.startswith("complex<") and element.endswith(">") else element
+    if base != "index" and (base == "tf32" or _ELEMENT_BITS.fullmatch(base) is None):
         raise TextUnsupported(f"element type {element}")
-    m = _ELEMENT_BITS.fullmatch(element)
-    if m is None:
-        raise TextUnsupported(f"element type {element}")
-    return int(m.group(1))
+    return element_bits(element)
 
 
 _RESULT_TYPES: dict[tuple[str, int, bool], list[TensorInfo | None]] = {}
@@ -282,15 +286,11 @@ def _text_attr(d: dict[str, str], name: str) -> str | None:
 
 
 def placement_of(d: dict[str, str] | None) -> Placement:
-    """Sharding (``mhlo.sharding`` or ``sdy.sharding``), memory kind and layout mode."""
+    """Sharding (``mhlo.sharding`` or ``sdy.sharding``), memory kind and layout mode
+    (:func:`.building.placement`)."""
     if not d:
         return Placement()
-    sharding = None
-    for name in SHARDING_ATTRS:
-        sharding = _text_attr(d, name)
-        if sharding is not None:
-            break
-    return Placement(sharding, _text_attr(d, MEMORY_KIND_ATTR), _text_attr(d, LAYOUT_ATTR))
+    return placement(partial(_text_attr, d))
 
 
 # --------------------------------------------------------------------------------------------
@@ -927,6 +927,8 @@ class TextModuleAdapter:
             if op_name == "stablehlo.while":
                 self._while(op, lines, head_scan, types_tail, values, value_types, consts,
                             name)
+            elif op_name in (CASE, MANUAL_COMPUTATION):
+                self._xla_body(op, lines, head_scan, values, value_types, consts, name)
         if op_name in _CALL_LIKE:
             self._call_like(op, rest, name)
         ops.append(op)
@@ -969,14 +971,10 @@ class TextModuleAdapter:
         start = consts.get(op.operands[position])
         if start is None:
             return
-        op.max_trips = max(0, stop - start)
+        op.max_trips, exact = loop_trips(
+            start, stop, lambda: _counts_up_by_one(body, position, names[position], outer_const))
         if op.max_trips > 1:
             return
-        exact: int | None = 0 if stop - start <= 0 else None
-        if exact is None and stop - start == 1 and _counts_up_by_one(body, position,
-                                                                     names[position],
-                                                                     outer_const):
-            exact = 1
         operands = op.operands
         type_texts = [t.strip() for t in split_top_level(types_tail)]
 
@@ -991,6 +989,80 @@ class TextModuleAdapter:
         op.call_forwards = short_loop_forwards(
             exact, len(operands),
             lambda: self._loop_body_model(body, names, operands, type_texts, outer_type))
+
+    def _xla_body(self, op: Op, lines: list[str], head: str, values: dict[str, ValueId],
+                  value_types: list[TensorInfo | None], consts: dict[ValueId, int],
+                  fn_name: str) -> None:
+        """``Op.xla_body`` of a ``sdy.manual_computation`` (its body) or of a ``stablehlo.case``
+        whose index is a constant (the branch it takes), as the jaxlib adapter reads it::
+
+            %0:2 = sdy.manual_computation(%arg0, %arg1) in_shardings=... (%arg2: T, %arg3: U) {
+              ...
+              sdy.return %5, %6 : T, U
+            } : (...) -> (...)
+            %1:2 = "stablehlo.case"(%c) ({ ... }, { ... }) : (tensor<i32>) -> (...)
+
+        Any other ``stablehlo.case`` gets its ``Op.branches``."""
+
+        def outer(v: str) -> tuple[ValueId, TensorInfo | None]:
+            vid = values.get(v)
+            if vid is None:
+                raise TextUnsupported(f"@{fn_name}: a region uses {v}, defined nowhere before")
+            return vid, value_types[vid]
+
+        count = len(op.results)
+        if op.name == CASE:
+            branches = _case_branches(lines)
+            index = consts.get(op.operands[0]) if op.operands else None
+            region = xla_region(CASE, len(branches), index)
+            if region is None:
+                op.branches = lambda: [
+                    self._region_model(f"branch {i}", b, [], [], [], count, outer)
+                    for i, b in enumerate(branches)]
+                return
+            body, names, type_texts = branches[region], [], []
+        else:
+            m = _MANUAL_ARGS.search(head)
+            if m is None or not lines[-1].startswith("    } : "):
+                raise TextUnsupported(f"@{fn_name}: sdy.manual_computation {head[:60]!r}")
+            pairs = [a.strip() for a in split_top_level(m.group(1))] if m.group(1) else []
+            names = [a.split(": ", 1)[0] for a in pairs]
+            type_texts = [a.split(": ", 1)[1].split(" loc(", 1)[0] if ": " in a else ""
+                          for a in pairs]
+            body = [line[2:] for line in lines[1:-1]]
+        operands = op.operands[:len(names)]
+        op.xla_body = lambda: self._region_model(op.name, body, names, operands, type_texts,
+                                                 count, outer)
+
+    def _region_model(self, name: str, body: list[str], names: list[str],
+                      operands: list[ValueId], type_texts: list[str], count: int,
+                      outer: Callable[[str], tuple[ValueId, TensorInfo | None]]
+                      ) -> FunctionModel:
+        """A region (its lines, one level less indented) as a function of its block
+        arguments ``names`` (bound to ``operands``), then of the outer values it closes over
+        (``Arg.outer``), with ``count`` results."""
+        same_as = same_value_positions(operands)
+        values: dict[str, ValueId] = {}
+        value_types: list[TensorInfo | None] = []
+        args: list[Arg] = []
+        for i, arg_name in enumerate(names):
+            info = tensor_info(type_texts[i])
+            first = same_as[i] if i < len(same_as) else i
+            values[arg_name] = first if first < i else i
+            value_types.append(info)
+            args.append(Arg(index=i, value=i, tensor=info, type_text=type_texts[i]))
+
+        def outside(v: str) -> ValueId:
+            outer_id, info = outer(v)
+            vid = values[v] = len(value_types)
+            value_types.append(info)
+            args.append(Arg(index=len(args), value=vid, tensor=info,
+                            type_text=info.text if info is not None else "", outer=outer_id))
+            return vid
+
+        fn_text = TextFunction(name, [], [], [], [], [""] * count, [], body)
+        fn = self._body_model(fn_text, values, value_types, args, None, outside)
+        return FunctionModel(name, fn.args, fn.ops, fn.results)
 
     def _loop_body_model(self, body: list[str], names: list[str], operands: list[ValueId],
                          type_texts: list[str], outer_type: Callable[[str], TensorInfo]
@@ -1143,6 +1215,21 @@ def _result_names(groups: str) -> list[str]:
         else:
             names.append(m.group(1))
     return names
+
+
+_MANUAL_ARGS = re.compile(r"manual_axes=\{[^}]*\} \((.*)\) \{$")
+
+
+def _case_branches(lines: list[str]) -> list[list[str]]:
+    """The branches of a ``stablehlo.case`` spelled over ``lines`` (head ``... ({``, branches
+    separated by ``    }, {``, closed by ``    }) : ...``), each one level less indented."""
+    branches: list[list[str]] = [[]]
+    for line in lines[1:-1]:
+        if line == "    }, {":
+            branches.append([])
+        else:
+            branches[-1].append(line[2:])
+    return branches
 
 
 def _region_head(head: str, op_name: str) -> tuple[list[str], set[str]]:

@@ -36,6 +36,16 @@ from jaxlib.mlir import ir  # the module jax._src.lib.mlir re-exports
 
 from jax_use_donated.adapters.jax_text import operand_alias_pairs
 from jax_use_donated.adapters.jax_text import unescape as _unescape
+from jax_use_donated.analysis.building import (
+    CASE,
+    MANUAL_COMPUTATION,
+    loop_trips,
+    placement,
+    xla_region,
+)
+from jax_use_donated.analysis.building import (
+    element_bits as element_bits_of,
+)
 from jax_use_donated.analysis.cse import (
     MERGEABLE_OPS,
     IdenticalOps,
@@ -52,9 +62,6 @@ from jax_use_donated.analysis.errors import (
 from jax_use_donated.analysis.inline import has_calls, inline_calls
 from jax_use_donated.analysis.liveness import CalleeSummaries, short_loop_forwards
 from jax_use_donated.analysis.model import (
-    LAYOUT_ATTR,
-    MEMORY_KIND_ATTR,
-    SHARDING_ATTRS,
     Arg,
     Donation,
     DonationKind,
@@ -73,7 +80,6 @@ RESULT_INFO_ATTR = "jax.result_info"
 
 _NAME_LOC = re.compile(r'^loc\("((?:[^"\\]|\\.)*)"\)$')
 _FILE_LOC = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
-_BITS_SUFFIX = re.compile(r"(\d+)")
 
 
 def location_name(loc: ir.Location) -> str | None:
@@ -99,17 +105,9 @@ def location_frames(loc: ir.Location) -> tuple[str, ...]:
 
 
 def element_bits(element: ir.Type) -> int | None:
-    """Bits per element: ``f32`` 32, ``i1`` 1, ``complex<f32>`` 64, ``f8E4M3FN`` 8."""
-    width = getattr(element, "width", None)
-    if isinstance(width, int):
-        return width
-    if isinstance(element, ir.ComplexType):
-        inner = element_bits(element.element_type)
-        return None if inner is None else 2 * inner
-    if isinstance(element, ir.IndexType):
-        return 64
-    m = _BITS_SUFFIX.search(str(element))
-    return int(m.group(1)) if m else None
+    """Bits per element (:func:`.building.element_bits` of its text): ``f32`` 32, ``i1`` 1,
+    ``complex<f32>`` 64, ``f8E4M3FN`` 8."""
+    return element_bits_of(str(element))
 
 
 class OpLocation(SourceLoc):
@@ -184,15 +182,11 @@ def _text_attr(d: ir.DictAttr, name: str) -> str | None:
 
 
 def placement_of(d: ir.DictAttr | None) -> Placement:
-    """Sharding (``mhlo.sharding`` or ``sdy.sharding``), memory kind and layout mode."""
+    """Sharding (``mhlo.sharding`` or ``sdy.sharding``), memory kind and layout mode
+    (:func:`.building.placement`)."""
     if d is None or len(d) == 0:
         return Placement()
-    sharding = None
-    for name in SHARDING_ATTRS:
-        sharding = _text_attr(d, name)
-        if sharding is not None:
-            break
-    return Placement(sharding, _text_attr(d, MEMORY_KIND_ATTR), _text_attr(d, LAYOUT_ATTR))
+    return placement(partial(_text_attr, d))
 
 
 def _dict_list(func_op: ir.Operation, name: str, count: int) -> list[ir.DictAttr | None]:
@@ -389,7 +383,7 @@ class ModuleAdapter:
         args: list[Arg],
         res_dicts: Sequence[ir.DictAttr | None],
         handle: object,
-        outer: bool = False,
+        outer: dict[ir.Value, ValueId] | None = None,
         dedup: IdenticalOps[ir.Operation] | None = None,
     ) -> FunctionModel:
         """The model of ``block`` once its arguments are ``args`` (ids in ``values``). With
@@ -404,7 +398,8 @@ class ModuleAdapter:
             vid = values[v] = len(value_types)
             value_types.append(info)
             args.append(Arg(index=len(args), value=vid, tensor=info,
-                            type_text=str(v.type) if info is None else info.text, handle=v))
+                            type_text=str(v.type) if info is None else info.text, handle=v,
+                            outer=outer.get(v) if outer is not None else None))
             return vid
 
         next_id = len(value_types)
@@ -422,7 +417,7 @@ class ModuleAdapter:
             try:
                 operands = [values[v] for v in operation.operands]
             except KeyError:
-                if not outer:
+                if outer is None:
                     raise DonationError(
                         f"@{name}: {op_name} uses a value defined after it", operation
                     ) from None
@@ -461,11 +456,24 @@ class ModuleAdapter:
                     loc=OpLocation(operation), handle=operation)
             if op_name not in REGION_FREE_OPS and len(operation.regions):
                 op.region_uses = self._region_uses(operation.regions, values)
+                regions = len(operation.regions)
+                body = xla_region(op_name, regions,
+                                  _scalar_int_constant(operation.operands[0])
+                                  if op_name == CASE and operation.operands else None)
+                # Built now, not on demand: a model may outlive jaxlib's module, whose
+                # operations then dangle.
+                if body is not None:
+                    region_model = self._region_model(
+                        operation, body, operands if op_name == MANUAL_COMPUTATION else [],
+                        values, op_name)
+                    op.xla_body = partial(_given, region_model)
+                elif op_name == CASE:
+                    op.branches = partial(_given, self._branch_models(operation, values))
                 if op_name == "stablehlo.while":
-                    op.max_trips = while_max_trips(operation)
+                    op.max_trips, exact = while_trips(operation)
                     if op.max_trips is not None and op.max_trips <= 1:
                         op.call_forwards = short_loop_forwards(
-                            while_exact_trips(operation), len(operands),
+                            exact, len(operands),
                             partial(self._loop_body_model, operation, operands))
             if op_name in _CALL_LIKE:
                 target = _target(operation, op_name)
@@ -482,7 +490,7 @@ class ModuleAdapter:
             for k, v in enumerate(terminator.operands):
                 info = types.get(v.type)
                 d = res_dicts[k] if k < len(res_dicts) else None
-                vid = values[v] if v in values or not outer else outside(v)
+                vid = values[v] if v in values or outer is None else outside(v)
                 results.append(
                     Result(index=k, value=vid, tensor=info,
                            type_text=str(v.type) if info is None else info.text,
@@ -494,7 +502,14 @@ class ModuleAdapter:
                          ) -> FunctionModel:
         """A ``stablehlo.while`` body as a function of its carries (``operands``, one value
         passed at several positions kept as one), for :func:`.liveness.short_loop_forwards`."""
-        body = next(iter(operation.regions[1].blocks))
+        return self._region_model(operation, 1, operands, {}, "while body")
+
+    def _region_model(self, operation: ir.Operation, region: int, operands: list[ValueId],
+                      outer: dict[ir.Value, ValueId], name: str) -> FunctionModel:
+        """Region ``region`` of ``operation`` as a function of its block arguments (bound to
+        ``operands``; one value passed at several positions kept as one), then of the values
+        of the enclosing block it closes over (``Arg.outer``: their ids in ``outer``)."""
+        body = next(iter(operation.regions[region].blocks))
         same_as = same_value_positions(operands)
         values: dict[ir.Value, ValueId] = {}
         value_types: list[TensorInfo | None] = []
@@ -506,8 +521,14 @@ class ModuleAdapter:
             value_types.append(info)
             args.append(Arg(index=i, value=i, tensor=info,
                             type_text=str(barg.type) if info is None else info.text))
-        return self._block_model("while body", body, values, value_types, args, [], operation,
-                                 outer=True)
+        return self._block_model(name, body, values, value_types, args, [], operation,
+                                 outer=outer)
+
+    def _branch_models(self, operation: ir.Operation, outer: dict[ir.Value, ValueId]
+                       ) -> list[FunctionModel]:
+        """Every region of a ``stablehlo.case``, as functions of the values they close over."""
+        return [self._region_model(operation, i, [], outer, f"branch {i}")
+                for i in range(len(operation.regions))]
 
     @staticmethod
     def _region_uses(regions: Iterable[ir.Region], values: dict[ir.Value, ValueId]
@@ -529,6 +550,11 @@ class ModuleAdapter:
                     if len(operation.regions):
                         stack.extend(operation.regions)
         return out
+
+
+def _given(value: Any) -> Any:
+    """``value`` (a thunk's result, built in advance)."""
+    return value
 
 
 def _scalar_int_constant(value: ir.Value) -> int | None:
@@ -581,47 +607,40 @@ def _loop_counter(operation: ir.Operation) -> tuple[int, int, int] | None:
     return counter.arg_number, start, stop
 
 
-def while_max_trips(operation: ir.Operation) -> int | None:
-    """At most how many times a ``stablehlo.while`` runs, when its condition is
-    ``compare LT, %counter, constant`` and the counter starts at a constant (JAX's
-    ``fori_loop`` and ``scan``); ``None`` otherwise."""
-    counter = _loop_counter(operation)
-    return None if counter is None else max(0, counter[2] - counter[1])
-
-
-def while_exact_trips(operation: ir.Operation) -> int | None:
-    """0 or 1 when a ``stablehlo.while`` surely runs that many times: its bounds allow at most
-    one trip (:func:`while_max_trips`) and, for one, its body returns ``counter + 1`` as the
-    counter, so the second test fails (JAX's ``fori_loop(0, 1, ...)``); ``None`` otherwise."""
+def while_trips(operation: ir.Operation) -> tuple[int | None, int | None]:
+    """``(max_trips, exact_trips)`` of a ``stablehlo.while`` whose condition is ``compare LT,
+    %counter, constant`` and whose counter starts at a constant (JAX's ``fori_loop`` and
+    ``scan``), by the shared rule :func:`.building.loop_trips`; ``(None, None)`` otherwise."""
     counter = _loop_counter(operation)
     if counter is None:
-        return None
+        return None, None
     position, start, stop = counter
-    if stop - start <= 0:
-        return 0
-    if stop - start != 1:
-        return None
+    return loop_trips(start, stop, partial(_counts_up_by_one, operation, position))
+
+
+def _counts_up_by_one(operation: ir.Operation, position: int) -> bool:
+    """Whether the loop body returns ``counter + 1`` (a constant 1) at ``position``."""
     blocks = list(operation.regions[1].blocks)
     if len(blocks) != 1:
-        return None
+        return False
     ops = list(blocks[0].operations)
     if not ops or len(ops[-1].operands) <= position:
-        return None
+        return False
     update = ops[-1].operands[position].owner
     if not isinstance(update, ir.Operation | ir.OpView):
-        return None
+        return False
     update = update.operation
     if update.name != "stablehlo.add" or len(update.operands) != 2:
-        return None
+        return False
     for i in (0, 1):
         arg, step = update.operands[i], update.operands[1 - i]
         if isinstance(arg, ir.BlockArgument) and arg.owner == blocks[0] \
                 and arg.arg_number == position and _scalar_int_constant(step) == 1:
-            return 1
-    return None
+            return True
+    return False
 
 
-_TERMINATORS = frozenset({"func.return", "stablehlo.return"})
+_TERMINATORS = frozenset({"func.return", "stablehlo.return", "sdy.return"})
 REGION_FREE_OPS: frozenset[str] = ELEMENTWISE_OPS | frozenset(
     f"stablehlo.{name}"
     for name in ("constant", "broadcast_in_dim", "reshape", "transpose", "dot_general", "convert",

@@ -18,15 +18,12 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from xdsl.dialects.builtin import (
-    AnyFloat,
     ArrayAttr,
     CallSiteLoc,
-    ComplexType,
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
     FileLineColLoc,
     FusedLoc,
-    IndexType,
     IntegerAttr,
     IntegerType,
     ModuleOp,
@@ -40,6 +37,14 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
+from jax_use_donated.analysis.building import (
+    CASE,
+    MANUAL_COMPUTATION,
+    element_bits,
+    loop_trips,
+    placement,
+    xla_region,
+)
 from jax_use_donated.analysis.cse import canonical_op_text, merge_identical_ops
 from jax_use_donated.analysis.errors import (
     ALIASING_OUTPUT,
@@ -55,9 +60,6 @@ from jax_use_donated.analysis.liveness import (
     side_effect_free,
 )
 from jax_use_donated.analysis.model import (
-    LAYOUT_ATTR,
-    MEMORY_KIND_ATTR,
-    SHARDING_ATTRS,
     Arg,
     Donation,
     FunctionModel,
@@ -71,19 +73,6 @@ from jax_use_donated.analysis.model import (
 )
 
 # ------------------------------------------------------------------------------- types
-
-
-def _element_bits(element: Attribute) -> int | None:
-    if isinstance(element, IntegerType):
-        return element.width.data
-    if isinstance(element, AnyFloat):
-        return element.bitwidth
-    if isinstance(element, IndexType):
-        return 64
-    if isinstance(element, ComplexType):
-        inner = _element_bits(element.element_type)
-        return None if inner is None else 2 * inner
-    return None
 
 
 _TYPE_BY_ID: dict[int, tuple[Attribute, TensorInfo | None, str]] = {}
@@ -104,7 +93,7 @@ def _type_entry(type_: Attribute) -> tuple[Attribute, TensorInfo | None, str]:
         if isinstance(type_, TensorType):
             shape = tuple(None if d < 0 else d for d in type_.get_shape())
             element = type_.get_element_type()
-            info = TensorInfo(text, shape, str(element), _element_bits(element))
+            info = TensorInfo(text, shape, str(element), element_bits(str(element)))
         if len(_TYPE_BY_VALUE) > 65536:
             _TYPE_BY_VALUE.clear()
         entry = _TYPE_BY_VALUE[type_] = (type_, info, text)
@@ -205,12 +194,9 @@ def attribute_value(attr: Attribute | None) -> object:
 
 
 def placement_of(attrs: dict[str, Attribute]) -> Placement:
-    """Sharding (``mhlo.sharding`` or ``sdy.sharding``), memory kind and layout mode."""
-    sharding = next((str(attrs[k]) for k in SHARDING_ATTRS if k in attrs), None)
-    memory = attrs.get(MEMORY_KIND_ATTR)
-    layout = attrs.get(LAYOUT_ATTR)
-    return Placement(sharding, None if memory is None else str(memory),
-                     None if layout is None else str(layout))
+    """Sharding (``mhlo.sharding`` or ``sdy.sharding``), memory kind and layout mode
+    (:func:`.building.placement`)."""
+    return placement(lambda name: str(attrs[name]) if name in attrs else None)
 
 
 def has_donation_attrs(func: FuncOp) -> bool:
@@ -456,16 +442,19 @@ def attribute_key(op: Op) -> object:
 
 def _block_model(name: str, block: Block, ids: dict[SSAValue, ValueId], args: list[Arg],
                  symbols: ModuleSymbols, res_attrs: ArrayAttr[DictionaryAttr] | None,
-                 loc: SourceLoc, handle: Operation, outer: bool = False) -> FunctionModel:
+                 loc: SourceLoc, handle: Operation,
+                 outer: dict[SSAValue, ValueId] | None = None) -> FunctionModel:
     """The model of ``block`` once its arguments are ``args`` (ids in ``ids``). With
-    ``outer``, a value defined outside the block (a loop body closing over it) becomes one more
-    argument; otherwise it is a ``KeyError``."""
+    ``outer`` (the enclosing block's ids), a value defined outside the block (a region closing
+    over it) becomes one more argument (``Arg.outer``: its id there); otherwise it is a
+    ``KeyError``."""
 
     def value_id(v: SSAValue) -> ValueId:
-        if v in ids or not outer:
+        if v in ids or outer is None:
             return ids[v]
         vid = ids[v] = len(ids)
-        args.append(Arg(len(args), vid, tensor_info(v.type), type_text(v.type)))
+        args.append(Arg(len(args), vid, tensor_info(v.type), type_text(v.type),
+                        outer=outer.get(v)))
         return vid
 
     ops: list[Op] = []
@@ -491,13 +480,17 @@ def _block_model(name: str, block: Block, ids: dict[SSAValue, ValueId], args: li
                         region_uses.append(vid)
         target = op_target(op)
         name_ = op_name(op)
-        max_trips = while_max_trips(op)
+        max_trips, exact = while_trips(op)
         call_forwards = (symbols.call_forwards(target, same_value_positions(operands))
                          if name_ == "func.call" else None)
         if max_trips is not None and max_trips <= 1:
             call_forwards = short_loop_forwards(
-                while_exact_trips(op), len(operands),
+                exact, len(operands),
                 partial(_loop_body_model, op, operands, symbols))
+        region = (xla_region(name_, len(op.regions),
+                             _scalar_int_constant(op.operands[0])
+                             if name_ == CASE and op.operands else None)
+                  if op.regions else None)
         ops.append(Op(
             index=len(ops),
             name=name_,
@@ -512,6 +505,11 @@ def _block_model(name: str, block: Block, ids: dict[SSAValue, ValueId], args: li
             target=target,
             max_trips=max_trips,
             pure_call=name_ == "func.call" and symbols.pure.get(target or "", False),
+            xla_body=(partial(_region_model, op, region,
+                              operands if name_ == MANUAL_COMPUTATION else [], symbols, ids)
+                      if region is not None else None),
+            branches=(partial(_branch_models, op, symbols, ids)
+                      if region is None and name_ == CASE and op.regions else None),
             loc=source_loc(op.location),
             handle=op,
         ))
@@ -529,7 +527,15 @@ def _loop_body_model(op: Operation, operands: list[ValueId], symbols: ModuleSymb
                      ) -> FunctionModel:
     """A ``stablehlo.while`` body as a function of its carries (``operands``, one value passed
     at several positions kept as one), for :func:`.liveness.short_loop_forwards`."""
-    body = op.regions[1].blocks[0]
+    return _region_model(op, 1, operands, symbols, {}, "while body")
+
+
+def _region_model(op: Operation, region: int, operands: list[ValueId], symbols: ModuleSymbols,
+                  outer: dict[SSAValue, ValueId], name: str | None = None) -> FunctionModel:
+    """Region ``region`` of ``op`` as a function of its block arguments (bound to
+    ``operands``; one value passed at several positions kept as one), then of the values of
+    the enclosing block it closes over (``Arg.outer``: their ids in ``outer``)."""
+    body = op.regions[region].blocks[0]
     same_as = same_value_positions(operands)
     ids: dict[SSAValue, ValueId] = {}
     args: list[Arg] = []
@@ -537,8 +543,15 @@ def _loop_body_model(op: Operation, operands: list[ValueId], symbols: ModuleSymb
         first = same_as[i] if i < len(same_as) else i
         ids[ba] = ids[body.args[first]] if first < i else len(ids)
         args.append(Arg(i, ids[ba], tensor_info(ba.type), type_text(ba.type)))
-    return _block_model("while body", body, ids, args, symbols, None, SourceLoc(), op,
-                        outer=True)
+    return _block_model(name or op_name(op), body, ids, args, symbols, None, SourceLoc(), op,
+                        outer=outer)
+
+
+def _branch_models(op: Operation, symbols: ModuleSymbols, outer: dict[SSAValue, ValueId]
+                   ) -> list[FunctionModel]:
+    """Every region of a ``stablehlo.case``, as functions of the values they close over."""
+    return [_region_model(op, i, [], symbols, outer, f"branch {i}")
+            for i in range(len(op.regions))]
 
 
 def _scalar_int_constant(value: SSAValue) -> int | None:
@@ -584,39 +597,34 @@ def _loop_counter(op: Operation) -> tuple[int, int, int] | None:
     return counter.index, start, stop
 
 
-def while_max_trips(op: Operation) -> int | None:
-    """At most how many times a ``stablehlo.while`` runs, when its condition is
-    ``compare LT, %counter, constant`` and the counter starts at a constant (JAX's
-    ``fori_loop`` and ``scan``); ``None`` otherwise."""
-    counter = _loop_counter(op)
-    return None if counter is None else max(0, counter[2] - counter[1])
-
-
-def while_exact_trips(op: Operation) -> int | None:
-    """0 or 1 when a ``stablehlo.while`` surely runs that many times: its bounds allow at most
-    one trip (:func:`while_max_trips`) and, for one, its body returns ``counter + 1`` as the
-    counter, so the second test fails (JAX's ``fori_loop(0, 1, ...)``); ``None`` otherwise."""
+def while_trips(op: Operation) -> tuple[int | None, int | None]:
+    """``(max_trips, exact_trips)`` of a ``stablehlo.while`` whose condition is ``compare LT,
+    %counter, constant`` and whose counter starts at a constant (JAX's ``fori_loop`` and
+    ``scan``), by the shared rule :func:`.building.loop_trips`; ``(None, None)`` otherwise."""
     counter = _loop_counter(op)
     if counter is None:
-        return None
+        return None, None
     position, start, stop = counter
-    if stop - start <= 0:
-        return 0
-    if stop - start != 1 or len(op.regions) < 2 or len(op.regions[1].blocks) != 1:
-        return None
+    return loop_trips(start, stop, partial(_counts_up_by_one, op, position))
+
+
+def _counts_up_by_one(op: Operation, position: int) -> bool:
+    """Whether the loop body returns ``counter + 1`` (a constant 1) at ``position``."""
+    if len(op.regions) < 2 or len(op.regions[1].blocks) != 1:
+        return False
     body = op.regions[1].blocks[0]
     terminator = body.last_op
     if terminator is None or len(terminator.operands) <= position:
-        return None
+        return False
     update = terminator.operands[position].owner
     if not isinstance(update, Operation) or update.name != "stablehlo.add" \
             or len(update.operands) != 2:
-        return None
+        return False
     for arg, step in (update.operands, tuple(reversed(update.operands))):
         if isinstance(arg, BlockArgument) and arg.block is body and arg.index == position \
                 and _scalar_int_constant(step) == 1:
-            return 1
-    return None
+            return True
+    return False
 
 
 def functions_with_donors(module: ModuleOp) -> Iterable[FuncOp]:

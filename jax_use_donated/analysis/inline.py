@@ -13,6 +13,17 @@ it to :func:`inline_calls` through ``resolve``; this module renumbers values and
 substitutes each call result by the value the callee returns there. Recursive calls and calls
 whose callee is unknown, external or multi-block stay calls (with their summaries).
 
+The same goes for ops whose region XLA runs in their place (:attr:`.model.Op.xla_body`): a
+``sdy.manual_computation`` (``shard_map``), whose body is the program once XLA's SPMD
+partitioner has run, and a ``stablehlo.case`` whose index is a constant, which XLA's
+conditional simplifier replaces by the branch it takes (``optax.MultiSteps`` lowers its state
+machine so). The region's block arguments take the op's operands, the outer values it closes
+over (``Arg.outer``) stay themselves::
+
+    %r = sdy.manual_computation(%w) ... (%a: tensor<2xf32>) { %0 = multiply %a, %a; sdy.return %0 }
+    // becomes
+    %0' = multiply %w, %w     (every use of %r reads %0')
+
 ``%r = func.call @f(%a)`` with ``@f(%x) { %0 = add %x, %x; return %0 }`` becomes
 ``%0' = add %a, %a`` and every use of ``%r`` reads ``%0'``.
 """
@@ -29,7 +40,10 @@ Resolver = Callable[[str], FunctionModel | None]
 
 
 def has_calls(fn: FunctionModel) -> bool:
-    return any(op.name == "func.call" and op.target for op in fn.ops)
+    """Whether ``fn`` has ops :func:`inline_calls` may replace: calls, and ops with an
+    :attr:`.model.Op.xla_body`."""
+    return any((op.name == "func.call" and op.target) or op.xla_body is not None
+               for op in fn.ops)
 
 
 class _Inliner:
@@ -54,6 +68,12 @@ class _Inliner:
         self.done[name] = body
         return body
 
+    def region(self, op: Op) -> FunctionModel | None:
+        """``op``'s :attr:`~.model.Op.xla_body` with its own calls and regions inlined."""
+        assert op.xla_body is not None
+        body = op.xla_body()
+        return self.inline(body) if body is not None else None
+
     def inline(self, fn: FunctionModel) -> FunctionModel:
         if not has_calls(fn):
             return fn
@@ -67,14 +87,14 @@ class _Inliner:
 
         for op in fn.ops:
             body = (self.callee(op.target) if op.name == "func.call" and op.target
-                    else None)
-            if (body is None or len(body.args) != len(op.operands)
-                    or len(body.results) != len(op.results)):
+                    else self.region(op) if op.xla_body is not None else None)
+            if body is None or not _binds(body, op):
                 ops.append(_renumbered(op, len(ops), [m(v) for v in op.operands],
                                        op.results, [m(v) for v in op.region_uses]))
                 continue
-            local: dict[ValueId, ValueId] = {
-                a.value: m(op.operands[i]) for i, a in enumerate(body.args)}
+            local: dict[ValueId, ValueId] = {}
+            for i, a in enumerate(body.args):
+                local[a.value] = m(op.operands[i] if a.outer is None else a.outer)
             for bop in body.ops:
                 results: list[ValueId] = []
                 for r in bop.results:
@@ -89,6 +109,16 @@ class _Inliner:
                     for r in fn.results]
         return FunctionModel(fn.name, fn.args, ops, returned, fn.loc, fn.handle,
                              fn.return_handle)
+
+
+def _binds(body: FunctionModel, op: Op) -> bool:
+    """Whether ``body`` can stand for ``op``: its block arguments first, bound to the op's
+    first operands in order (a called function's to all of them, a case branch's to none),
+    then the outer values it closes over; one result per result."""
+    n = sum(a.outer is None for a in body.args)
+    return (n <= len(op.operands) and all(a.outer is None for a in body.args[:n])
+            and all(a.outer is not None for a in body.args[n:])
+            and len(body.results) == len(op.results))
 
 
 def _renumbered(op: Op, index: int, operands: list[ValueId], results: list[ValueId],

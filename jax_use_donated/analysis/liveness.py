@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from jax_use_donated.analysis.conditionals import case_returns
 from jax_use_donated.analysis.model import FunctionModel, Op, TensorInfo, ValueId
 from jax_use_donated.analysis.semantics import (
     FUSING_CONSUMERS,
@@ -210,6 +211,8 @@ class Liveness:
         self.recomputed: set[ValueId] = set()
         """Duplicated values of live ops: a fusing consumer's use of one does not make the
         consumer depend on the producer itself (it recomputes it), only on its operands."""
+        self.branches: dict[int, list[FunctionModel]] = {}
+        """Conditional op -> its branch models (:meth:`branches_of`)."""
         self._users: list[list[int]] | None = None
         self._depends: dict[tuple[int, int], bool] = {}
         self._ancestors: list[int] | None = None
@@ -273,6 +276,14 @@ class Liveness:
                         through = through | get_roots(v, none) | fused.get(v, none)
                     if through:
                         fused[results[0]] = through
+            if op.branches is not None and region_uses:
+                # a conditional's result may be a value a branch returns unchanged
+                for r, outer in case_returns(self.branches_of(op)).items():
+                    acc_roots = none
+                    for v in outer:
+                        acc_roots = acc_roots | get_roots(v, none)
+                    if acc_roots and r < len(results):
+                        roots[results[r]] = acc_roots
             if not forwards:
                 continue
             for r, operand_positions in forwards.items():
@@ -284,6 +295,14 @@ class Liveness:
                         acc_roots |= get_roots(operands[pos], none)
                 if acc_roots:
                     roots[results[r]] = acc_roots
+
+    def branches_of(self, op: Op) -> list[FunctionModel]:
+        """The branch models of a conditional (``Op.branches``), built once."""
+        got = self.branches.get(op.index)
+        if got is None:
+            assert op.branches is not None
+            got = self.branches[op.index] = op.branches()
+        return got
 
     def _record_read(self, donor: int, op: Op, pos: int) -> None:
         self.reads[donor].positions.setdefault(op.index, set()).add(pos)

@@ -17,6 +17,7 @@ Invariants (checked by :func:`FunctionModel.check`):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -113,6 +114,10 @@ class Arg:
     loc: SourceLoc = field(default_factory=SourceLoc)
     handle: object = None
     """The adapter's own object, used to anchor diagnostics."""
+    outer: ValueId | None = None
+    """In the model of an op's region (:attr:`Op.xla_body`): the value of the enclosing
+    function this argument stands for, when the region closes over it (``None``: a block
+    argument of the region, bound to the op's operand at its position)."""
 
     @property
     def nbytes(self) -> int:
@@ -163,6 +168,17 @@ class Op:
     pure_call: bool = False
     """A ``func.call`` whose callee has no side effects (:func:`.liveness.side_effect_free`):
     dead when nothing uses its results, as XLA inlines and removes it."""
+    xla_body: Callable[[], FunctionModel | None] | None = None
+    """The region XLA runs in this op's place, built on demand: a ``sdy.manual_computation``'s
+    body (after SPMD partitioning the body is the program), a ``stablehlo.case`` whose index
+    is a constant (XLA's conditional simplifier keeps the branch it takes). Its arguments are
+    the region's block arguments (bound to the op's operands in order), then the outer values
+    it closes over (``Arg.outer``); its results are the op's. :func:`.inline.inline_calls`
+    splices it in for XLA's view."""
+    branches: Callable[[], list[FunctionModel]] | None = None
+    """A ``stablehlo.case`` whose index is not a constant: each branch's region as a function
+    of the outer values it closes over (``Arg.outer``), built on demand for the rules of
+    :mod:`.conditionals`."""
     loc: SourceLoc = field(default_factory=SourceLoc)
     handle: object = None
 

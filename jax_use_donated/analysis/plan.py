@@ -29,6 +29,14 @@ from collections.abc import Callable, Container, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
+from jax_use_donated.analysis.conditionals import (
+    CASE,
+    BranchFacts,
+    CaseConflict,
+    branch_facts,
+    case_conflict,
+    is_case,
+)
 from jax_use_donated.analysis.errors import DonationError, arg_label, validate_function
 from jax_use_donated.analysis.fusion import fusion_safe as fusion_safe_pair
 from jax_use_donated.analysis.liveness import (
@@ -76,6 +84,11 @@ class Blocker:
     cycle: bool = False
     """Safe alone under a region ordering, but the read-before-write orders of the other
     pairs would form a cycle with this one's (:func:`consistent_pairs`)."""
+    detail: str = ""
+    """Why a conditional writer cannot write it in place (:mod:`.conditionals`)."""
+    copied_argument: int | None = None
+    """The result returns this undonated argument unchanged: XLA copies it whatever the
+    pairing, and into the donor's buffer a second time (measured: ``copy(copy(%s1))``)."""
 
 
 @dataclass
@@ -197,7 +210,7 @@ class PairChecker:
                  fusion: bool = False) -> None:
         self.fn = fn
         self.live = liveness
-        self.ordering = ordering
+        self.ordering: Ordering = ordering
         self.model = ordering_model(ordering)
         self.kind = self.model.kind
         self.fusion = fusion
@@ -211,9 +224,12 @@ class PairChecker:
         """Reading ops no writer counts as its ancestors (see :func:`fusion_fragile_reads`)."""
         self.special: frozenset[int] = frozenset(
             i for i, (op, sem) in enumerate(zip(fn.ops, liveness.semantics, strict=True))
-            if self.model.xla and (sem.overwrites or op.name == "stablehlo.constant"))
+            if self.model.xla and (sem.overwrites or op.name == "stablehlo.constant"
+                                   or is_case(op)))
         """Writers the fast path must not decide (constants, in-place writers)."""
         self._descendants: dict[tuple[int, int], set[int] | None] = {}
+        self._facts: dict[tuple[int, int], list[BranchFacts] | None] = {}
+        self._sub: dict[int, PairChecker] = {}
 
     def fast(self, d: int) -> bool:
         """Whether donor ``d``'s produced pairs are decided by data dependence alone (dataflow
@@ -281,36 +297,50 @@ class PairChecker:
         if isinstance(writer, ViewOfArg):
             return None if writer.arg == d else Blocker(k, None, None, free_for=writer.arg)
         other_returns = [r for r in reads.returned_in if r != k]
-        if other_returns or (reads.returned_in and not isinstance(writer, ViewOfArg)):
-            slot = other_returns[0] if other_returns else reads.returned_in[0]
-            return Blocker(k, None, None, returned_in=slot)
+        if other_returns:
+            return Blocker(k, None, None, returned_in=other_returns[0])
         ops = self.fn.ops
+        if (isinstance(writer, ProducedBy) and self.model.xla and is_case(ops[writer.op])):
+            return self._case_blocker(d, k, writer.op, writer.result)
+        if reads.returned_in:
+            return Blocker(k, None, None, returned_in=reads.returned_in[0])
         if isinstance(writer, ProducedBy):
-            p = writer.op
-            if self.model.xla and ops[p].name == "stablehlo.constant" and reads.positions:
-                return Blocker(k, None, ops[p], constant=True)
-            other = self._overwritten_argument(p, writer.result)
-            if (self.model.xla and other is not None and other != d and other in self.live.reads
-                    and p not in reads.positions):
-                return Blocker(k, None, ops[p], in_place_of=other)
-            if self.kind == "dataflow":
-                return self._produced_blocker_bits(d, k, p, writer.result)
-            if self.kind == "region":
-                return self._produced_blocker_region(d, k, p, writer.result)
-            for u in sorted(reads.positions):
-                if u == p:
-                    if self._self_blocks(p, writer.result, reads.positions[u]):
-                        return Blocker(k, ops[u], ops[p])
-                elif not self._before(u, p):
-                    return Blocker(k, ops[u], ops[p])
-            return None
+            return self._produced_blocker(d, k, writer.op, writer.result)
         # A copy: placed after `after` (dataflow), or at the return (program order).
         after = writer.after if isinstance(writer, CopyAfter) else None
+        if self.model.xla:
+            kind, index, _ = self.live.source(self.fn.results[k].value)
+            if kind == "arg" and index not in self.live.reads:
+                # XLA copies a returned parameter into a fresh buffer whatever the pairing
+                # (AddSpecialCaseCopies); into a donor's buffer it copies it once more
+                return Blocker(k, None, None, copied_argument=index)
         if self.kind != "dataflow":
             return None  # the copy can go after every read (nothing reads a returned copy)
         for u in sorted(reads.positions):
             if u != after and not self._before(u, after):
                 return Blocker(k, ops[u], ops[after] if after is not None else None)
+        return None
+
+    def _produced_blocker(self, d: int, k: int, p: int, result: int) -> Blocker | None:
+        """The blocker of ``d -> k`` when op ``p`` writes ``k`` (its result ``result``)."""
+        reads = self.live.reads[d]
+        ops = self.fn.ops
+        if self.model.xla and ops[p].name == "stablehlo.constant" and reads.positions:
+            return Blocker(k, None, ops[p], constant=True)
+        other = self._overwritten_argument(p, result)
+        if (self.model.xla and other is not None and other != d and other in self.live.reads
+                and p not in reads.positions):
+            return Blocker(k, None, ops[p], in_place_of=other)
+        if self.kind == "dataflow":
+            return self._produced_blocker_bits(d, k, p, result)
+        if self.kind == "region":
+            return self._produced_blocker_region(d, k, p, result)
+        for u in sorted(reads.positions):
+            if u == p:
+                if self._self_blocks(p, result, reads.positions[u]):
+                    return Blocker(k, ops[u], ops[p])
+            elif not self._before(u, p):
+                return Blocker(k, ops[u], ops[p])
         return None
 
     def _produced_blocker_bits(self, d: int, k: int, p: int, result: int) -> Blocker | None:
@@ -352,7 +382,66 @@ class PairChecker:
                     return Blocker(k, ops[u], ops[p])
             elif self.writer_precedes(p, u):
                 return Blocker(k, ops[u], ops[p])
+            elif (self.model.xla and ops[u].name == CASE and REGION_USE in reads.positions[u]
+                  and not self.live.is_ancestor(u, p)):
+                # region analysis orders no read inside a conditional before a write
+                return Blocker(k, ops[u], ops[p])
         return None
+
+    # ----------------------------------------------------------------------------------------
+    # Conditionals (:mod:`.conditionals`)
+
+    def _case_blocker(self, d: int, k: int, p: int, r: int) -> Blocker | None:
+        """The blocker of ``d -> k`` written by conditional ``p``'s result ``r``."""
+        op = self.fn.ops[p]
+        facts = self._case_facts(p, d)
+        conflict = (case_conflict(self, self.live.reads[d].positions, d, k, p, r, facts)
+                    if facts is not None else CaseConflict(op))
+        if conflict is None:
+            return None
+        if isinstance(conflict.inner, Blocker):
+            return Blocker(k, conflict.reader, op,
+                           detail=f"{conflict.detail}, {_blocker_text(conflict.inner)}")
+        return Blocker(k, conflict.reader, op, detail=conflict.detail)
+
+    def _case_facts(self, p: int, d: int) -> list[BranchFacts] | None:
+        key = (p, d)
+        if key not in self._facts:
+            op = self.fn.ops[p]
+            branches = self.live.branches_of(op)
+            outer = {a.outer for b in branches for a in b.args if a.outer is not None}
+            roots = {v: self.live.roots_of(v) for v in outer}
+            self._facts[key] = branch_facts(self.fn, roots, d, branches)
+        return self._facts[key]
+
+    def _branch_checker(self, body: FunctionModel) -> PairChecker:
+        checker = self._sub.get(id(body))
+        if checker is None or checker.fn is not body:
+            checker = PairChecker(body, Liveness(body, fusion_duplication=self.model.xla),
+                                  self.ordering)
+            self._sub[id(body)] = checker
+        return checker
+
+    def data_before(self, reader: int, writer: int) -> bool:
+        return self.live.is_ancestor(reader, writer)
+
+    def branch_blocker(self, body: FunctionModel, darg: int, k: int) -> object:
+        return self._branch_checker(body).blocker(darg, k)
+
+    def returned_in_branch(self, body: FunctionModel, darg: int) -> list[int]:
+        return self._branch_checker(body).live.reads[darg].returned_in
+
+    def reads_in_branch(self, body: FunctionModel, darg: int) -> bool:
+        return bool(self._branch_checker(body).live.reads[darg].positions)
+
+    def branch_source(self, body: FunctionModel, value: int) -> tuple[str, int, int]:
+        return self._branch_checker(body).live.source(value)
+
+    def outer_blocker(self, d: int, k: int, value: int) -> object:
+        kind, index, r = self.live.source(value)
+        if kind == "arg":
+            return Blocker(k, None, None, free_for=index) if index != d else None
+        return self._produced_blocker(d, k, index, r)
 
     def writer_precedes(self, p: int, u: int) -> bool:
         """Whether op ``u`` depends on result-producing op ``p`` (transitively; one bit test
@@ -668,6 +757,8 @@ def plan_donation(
         rejected = [dk for dk in consistent_pairs(checker, pairs, log)
                     if dk[0] not in fixed]
         if not rejected:
+            if rounds:
+                pairs = _augment_unpaired(checker, pairs, classes, lazy, safe)
             break
         # Match again without them: only the classes of the rejected donors change (the
         # matching of a class depends on its own edges only).
@@ -989,6 +1080,77 @@ def _greedy_completion(checker: PairChecker, start: dict[int, int],
     return pairs, banned
 
 
+AUGMENT_CLASS_LIMIT = 64
+"""Largest class of donors whose pairs :func:`_augment_unpaired` re-examines (every pair of
+the class is checked alone)."""
+
+
+def _augment_unpaired(checker: PairChecker, pairs: dict[int, int],
+                      classes: dict[object, list[int]], lazy: dict[object, LazyEdges],
+                      safe: dict[int, list[int]]) -> dict[int, int]:
+    """After the rounds converged (some pairs were rejected on the way), each donor left
+    unpaired tries consistent augmenting paths (:func:`_augment_consistently`) over the pairs
+    that are safe alone, the rejected ones included: a pair accepted for an earlier donor may
+    move to make room. ``(x, y) -> (atan2(x, y), power(x, y), sqrt(x))``: the rounds end at
+    ``{x: 0}`` (every result ``y`` could host closes a cycle with it); the path
+    ``y -> 0, x -> 2`` is consistent. Classes of more than :data:`AUGMENT_CLASS_LIMIT` donors
+    are left as the rounds made them."""
+    for key, donors in classes.items():
+        if all(d in pairs for d in donors) or len(donors) > AUGMENT_CLASS_LIMIT:
+            continue
+        edges = {d: [k for k in lazy[key].candidates if _safe_alone(checker, d, k)]
+                 for d in donors}
+        for d in donors:
+            if d not in pairs and edges[d]:
+                pairs = _augment_by_search(checker, pairs, d, donors, edges)
+        for d in donors:
+            if d in pairs:
+                safe.pop(d, None)
+                for k in edges[d]:  # a pair the rounds banned may be consistent now
+                    checker.banned.discard((d, k))
+            else:
+                safe[d] = lazy[key].safe_of(d)
+    return pairs
+
+
+AUGMENT_SEARCH_LIMIT = 256
+"""Augmenting paths :func:`_augment_by_search` tries per unpaired donor."""
+
+
+def _augment_by_search(checker: PairChecker, pairs: dict[int, int], d: int, donors: list[int],
+                       edges: Mapping[int, list[int]]) -> dict[int, int]:
+    """``pairs`` with free donor ``d`` paired along the first augmenting path (depth first,
+    every simple path, at most :data:`AUGMENT_SEARCH_LIMIT`) whose pairs are consistent
+    together (:func:`consistent_pairs`); ``pairs`` itself when none is."""
+    owner = {k: x for x, k in pairs.items() if x in donors}
+
+    def paths(x: int, seen: frozenset[int]) -> Iterator[list[tuple[int, int]]]:
+        for k in edges[x]:
+            if k in seen:
+                continue
+            holder = owner.get(k)
+            if holder is None:
+                yield [(x, k)]
+            else:
+                for rest in paths(holder, seen | {k}):
+                    yield [(x, k), *rest]
+
+    for tried, path in enumerate(paths(d, frozenset())):
+        if tried >= AUGMENT_SEARCH_LIMIT:
+            break
+        trial = {**pairs, **dict(path)}
+        if not _consistent(checker, trial, None)[0]:
+            return trial
+    return pairs
+
+
+def _safe_alone(checker: PairChecker, d: int, k: int) -> bool:
+    """``d -> k`` is safe by itself (the rule without the rounds' bans)."""
+    if checker._ordering_blocker(d, k) is not None:  # pyright: ignore[reportPrivateUsage]
+        return False
+    return not checker.fusion or fusion_safe_pair(checker.fn, checker.live, d, k)
+
+
 def _augment_consistently(checker: PairChecker, pairs: dict[int, int], d: int,
                           donors: list[int], edges: Mapping[int, list[int]],
                           banned: set[tuple[int, int]]) -> dict[int, int]:
@@ -1080,6 +1242,17 @@ def _placement_text(t: Arg | Result) -> str:
 
 
 def _blocker_text(b: Blocker) -> str:
+    if b.copied_argument is not None:
+        return (f"result {b.result} returns argument %arg{b.copied_argument} unchanged, which "
+                "XLA copies into a new buffer anyway (into a donor's buffer it would copy it "
+                "twice)")
+    if b.detail or (b.writer is not None and b.writer.name == CASE and b.reader is None
+                    and not (b.free_for is not None or b.returned_in is not None)):
+        writer = b.writer.describe() if b.writer is not None else "its producer"
+        text = f"result {b.result} is produced by {writer}"
+        if b.reader is not None and b.reader is not b.writer:
+            text += f" while {b.reader.describe()} still reads it"
+        return text + (f": {b.detail}" if b.detail else "")
     if b.in_place_of is not None:
         writer = b.writer.describe() if b.writer is not None else "its producer"
         return (f"result {b.result} is produced by {writer}, which writes it in place into "

@@ -169,7 +169,7 @@ def _warn_unavailable(reason: str) -> None:
 def jit(fun: Callable[..., Any] = _UNSET, /, *, strict: bool = False,
         keep_unpaired_donors: bool = False, verify_executable: bool = False,
         warn: bool = True, region_analysis: bool = PlannerOptions.region_analysis,
-        **jit_kwargs: Any) -> Any:
+        footprint_guard: bool = PlannerOptions.footprint_guard, **jit_kwargs: Any) -> Any:
     """``jax.jit(fun, **jit_kwargs)``, except that donated inputs are paired with outputs by
     liveness: a donor hosts a result only where XLA needs no copy, and JAX's default pairing is
     kept wherever it is already copy-free.
@@ -188,12 +188,16 @@ def jit(fun: Callable[..., Any] = _UNSET, /, *, strict: bool = False,
     contradicts a prediction.
     ``region_analysis`` (XLA:CPU, on by default): compile with XLA's region-analysis copy
     insertion, which orders independent reads before an in-place write instead of copying,
-    and plan for it; ``region_analysis=False``, or the option set in the user's
-    ``compiler_options`` or ``XLA_FLAGS``, keeps XLA's setting.
+    and plan for it, where the plan predicts it saves a copy; ``region_analysis=False``, or
+    the option set in the user's ``compiler_options`` or ``XLA_FLAGS``, keeps XLA's setting.
+    ``footprint_guard`` (on by default): where the plan compiles differently from
+    ``jax.jit``, JAX's own pairing is compiled too, once per lowering, and the executable that
+    needs fewer bytes runs (``last_plan`` then describes JAX's pairing and says why), so the
+    drop-in never needs more memory than ``jax.jit``; ``False``: one compile.
     """
     options = PlannerOptions(strict=strict, keep_unpaired_donors=keep_unpaired_donors,
                              verify_executable=verify_executable, warn=warn,
-                             region_analysis=region_analysis)
+                             region_analysis=region_analysis, footprint_guard=footprint_guard)
     if fun is _UNSET:
         return lambda f: _jit(f, options, dict(jit_kwargs))
     return _jit(fun, options, dict(jit_kwargs))

@@ -108,11 +108,19 @@ class Lowering:
     compiler_options: dict[str, Any] = field(default_factory=dict)
     """The compiler options XLA compiles this module with (the user's, the planner's own, and
     those set by ``XLA_FLAGS``), without :data:`MARKER`."""
+    added_options: dict[str, Any] = field(default_factory=dict)
+    """The planner's own among them (``OptionsCallback``): a compile may leave them out
+    (:data:`Compile`)."""
 
 
 LoweredCallback = Callable[[Lowering], None]
-CompiledCallback = Callable[[Any, Any], None]
-"""``(module given to XLA, executable)`` after each compilation."""
+Compile = Callable[..., Any]
+"""``compile(drop=(), module=None)``: JAX's compilation of the module being compiled (or of
+``module``, another module for the same computation), without the compiler options named in
+``drop``; JAX's own compilation cache applies."""
+CompiledCallback = Callable[[Any, Compile], Any]
+"""``(module given to XLA, compile) -> executable``: runs each compilation of a planned module
+(it may compile it several ways and pick one, :func:`.planner.on_compiled`)."""
 ComputationCallback = Callable[[str, Any], None]
 """``(planner options text, lowered module)`` after each planned top-level lowering, cached
 or not (to notice a lowering the planner did not see)."""
@@ -129,6 +137,7 @@ class _Pending:
     kept: list[int] | None
     removed: list[RemovedArg]
     compiler_options: dict[str, Any] = field(default_factory=dict)
+    added_options: dict[str, Any] = field(default_factory=dict)
 
 
 _PENDING: contextvars.ContextVar[_Pending | None] = contextvars.ContextVar(
@@ -319,7 +328,7 @@ def _install(on_lowered: LoweredCallback, on_compiled: CompiledCallback,
                                          *extra.items())
         pending = dataclasses.replace(
             _pruning(pxla, a["closed_jaxpr"], a["keep_unused"], a["donated_invars"]),
-            compiler_options={**user, **extra})
+            compiler_options={**user, **extra}, added_options=dict(extra))
         token = _PENDING.set(pending)
         try:
             computation = orig_lsc(*bound.args, **bound.kwargs)
@@ -354,14 +363,18 @@ def _install(on_lowered: LoweredCallback, on_compiled: CompiledCallback,
             removed=list(pending.removed) if pending is not None else [],
             platforms=tuple(kwargs.get("platforms") or ()),
             compiler_options=dict(pending.compiler_options) if pending is not None else {},
+            added_options=dict(pending.added_options) if pending is not None else {},
         ))
         return result
 
     def cached_compilation(computation: Any, *args: Any, **kwargs: Any) -> Any:
         args, kwargs = _strip_stray_marker(args, kwargs, compile_sig_cache)
-        executable = orig_compile(computation, *args, **kwargs)
-        on_compiled(computation, executable)
-        return executable
+
+        def compile(drop: Sequence[str] = (), module: Any = None) -> Any:
+            a, k = _without_options(args, kwargs, drop, compile_sig_cache)
+            return orig_compile(computation if module is None else module, *a, **k)
+
+        return on_compiled(computation, compile)
 
     def staging_rule(trace: Any, source_info: Any, *args: Any, **params: Any) -> Any:
         kvs = params.get("compiler_options_kvs") or ()
@@ -419,6 +432,55 @@ def _slim_print_options(module: Any) -> Any:
             options = None
         _PRINT_OPTIONS[kind] = options
     return _PRINT_OPTIONS[kind]
+
+
+@dataclass(frozen=True)
+class JitCall:
+    """The top-level jit call being lowered, as JAX's own frames hold it."""
+
+    leaves: list[Any]
+    """Its flat dynamic arguments in JAX's order (static arguments left out): the objects the
+    caller passed, leaf ``i`` is lowered as the jaxpr's input ``i``."""
+    caller: Any
+    """The frame that called the jitted function (or its ``lower``/``trace``)."""
+
+
+_JIT_ENTRIES = frozenset({"cache_miss", "jit_lower", "jit_trace", "jit_eval_shape"})
+"""``jax._src.pjit``'s functions that run on a top-level call of a jitted function
+(``cache_miss`` when the C++ dispatch misses, the AOT ``lower``/``trace``/``eval_shape``); each
+holds the call's ``args`` and ``kwargs`` and the jit's ``PjitInfo``."""
+
+
+def jit_call(frame: Any) -> JitCall | None:
+    """The innermost top-level jit call on the stack from ``frame`` outward, with its flat
+    dynamic arguments split as JAX splits them (``jax_jit.parse_arguments``, the function
+    ``_infer_params`` calls); ``None`` when there is none (a lowering of ``Traced.lower``
+    called later, or JAX's frames changed)."""
+    try:
+        from jax._src import pjit, tree_util
+        from jax._src.lib import jax_jit
+    except ImportError:
+        return None
+    pjit_file = os.path.abspath(pjit.__file__)
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name in _JIT_ENTRIES and os.path.abspath(code.co_filename) == pjit_file:
+            names = frame.f_locals
+            info = names.get("jit_info")
+            if info is None:
+                info = getattr(names.get("jit_func"), "_jit_info", None)
+            args, kwargs = names.get("args"), names.get("kwargs")
+            if info is None or not isinstance(args, tuple) or not isinstance(kwargs, dict):
+                return None
+            try:
+                _, leaves = jax_jit.parse_arguments(
+                    args, tuple(kwargs.values()), tuple(kwargs.keys()), info.static_argnums,
+                    info.static_argnames, tree_util.tracing_registry)
+            except Exception:
+                return None
+            return JitCall(list(leaves), frame.f_back)
+        frame = frame.f_back
+    return None
 
 
 def default_platform() -> str:
@@ -479,6 +541,50 @@ def _strip_stray_marker(args: tuple[Any, ...], kwargs: dict[str, Any],
     if index is None:
         return args, dict(kwargs, compiler_options_kvs=stripped)
     return (*args[:index], stripped, *args[index + 1:]), kwargs
+
+
+def _without_options(args: tuple[Any, ...], kwargs: dict[str, Any], drop: Sequence[str],
+                     cache: dict[str, int]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """A compilation's arguments without the compiler options named in ``drop``."""
+    if not drop:
+        return args, kwargs
+    if "compiler_options_kvs" in kwargs:
+        kvs = kwargs["compiler_options_kvs"] or ()
+        return args, dict(kwargs, compiler_options_kvs=tuple(
+            kv for kv in kvs if kv[0] not in drop))
+    index = cache.get("index")
+    if index is None:
+        index = _find_kvs_index(args)
+        if index is None:
+            return args, kwargs
+        cache["index"] = index
+    if index >= len(args) or not isinstance(args[index], tuple):
+        return args, kwargs
+    kept = tuple(kv for kv in args[index] if kv[0] not in drop)
+    return (*args[:index], kept, *args[index + 1:]), kwargs
+
+
+def clone_module(module: Any) -> Any:
+    """A copy of jaxlib ``ir.Module`` ``module`` (through bytecode, in its context)."""
+    import io
+
+    from jax._src.lib.mlir import ir  # pyright: ignore[reportPrivateImportUsage]
+
+    buffer = io.BytesIO()
+    module.operation.write_bytecode(buffer)
+    with module.context:
+        return ir.Module.parse(buffer.getvalue())
+
+
+def footprint(executable: Any) -> int | None:
+    """Bytes an executable holds while it runs: arguments, outputs not aliased to an argument,
+    and temporaries (``get_compiled_memory_stats``; ``None`` where the backend does not say)."""
+    try:
+        m = executable.get_compiled_memory_stats()
+    except Exception:
+        return None
+    return int(m.argument_size_in_bytes + m.output_size_in_bytes - m.alias_size_in_bytes
+               + m.temp_size_in_bytes)
 
 
 def _find_kvs_index(args: tuple[Any, ...]) -> int | None:

@@ -40,11 +40,17 @@ class PlannerOptions:
     """Emit warnings for donations that cannot be honoured (``False``: only record them)."""
     region_analysis: bool = True
     """On XLA:CPU, compile with ``xla_cpu_copy_insertion_use_region_analysis=True`` (unless the
-    user's compiler options or ``XLA_FLAGS`` set it) and plan with the matching ordering: XLA
-    then orders independent reads before the in-place write instead of copying. On by default:
-    it removes every copy of a donated buffer in the MLP and LM train steps of
-    ``benchmarks/real_models.py`` at no measurable compile-time cost (``benchmarks/
-    hook_overhead.py``, the 128-layer step); ``False`` compiles as ``jax.jit`` does."""
+    user's compiler options or ``XLA_FLAGS`` set it) and plan with the matching ordering, where
+    the plan predicts it saves a copy: XLA then orders independent reads before the in-place
+    write instead of copying. On by default: it removes every copy of a donated buffer in the
+    MLP and LM train steps of ``benchmarks/real_models.py``; where the data-dependence plan is
+    as good, the program compiles with XLA's default; ``False`` compiles as ``jax.jit`` does."""
+    footprint_guard: bool = True
+    """Where the plan compiles differently from ``jax.jit`` (other alias pairs, or region
+    analysis), also compile JAX's own pairing with XLA's default options, once per lowering,
+    and keep whichever executable needs fewer bytes (arguments, unaliased outputs,
+    temporaries): the drop-in's footprint is never above ``jax.jit``'s (``False``: one
+    compile, ours)."""
     forced_pairs: tuple[tuple[int, int], ...] | None = None
     """Benchmarks only: write exactly these ``@main`` alias pairs and skip the analysis."""
     token: str = ""

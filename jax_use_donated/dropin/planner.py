@@ -25,6 +25,7 @@ JAX's attributes, with one warning.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import sys
 import time
@@ -45,14 +46,28 @@ from jax_use_donated.adapters.jaxlib_ir import (
 from jax_use_donated.analysis.errors import ALIASING_OUTPUT, BUFFER_DONOR, DonationError
 from jax_use_donated.analysis.model import FunctionModel, Placement, SourceLoc
 from jax_use_donated.analysis.orderings import Ordering, ordering_for
-from jax_use_donated.analysis.plan import DonationPlan
+from jax_use_donated.analysis.plan import DonationPlan, PairChecker
+from jax_use_donated.analysis.semantics import FORWARDING_OPS, SHARDING_CUSTOM_CALL_TARGETS
 from jax_use_donated.analysis.xla_fallback import XlaFallback, xla_fallback
-from jax_use_donated.diagnostics import Diagnostic, DonationWarning
-from jax_use_donated.dropin import jax_internals, records
+from jax_use_donated.diagnostics import (
+    Diagnostic,
+    DonationWarning,
+    UnusableDonationWarning,
+    WastedDonationWarning,
+    logger,
+)
+from jax_use_donated.dropin import jax_internals, names, records
 from jax_use_donated.dropin.hlo_alias import executable_aliases
-from jax_use_donated.dropin.jax_internals import JAX_UNUSABLE_WARNING, Lowering
+from jax_use_donated.dropin.jax_internals import JAX_UNUSABLE_WARNING, Compile, Lowering
 from jax_use_donated.dropin.options import OptionsError, PlannerOptions
-from jax_use_donated.dropin.records import Analysis, LoweringRecord, RemovedDonor
+from jax_use_donated.dropin.records import (
+    Analysis,
+    CallPlan,
+    LeafDonation,
+    LoweringRecord,
+    PendingWarning,
+    RemovedDonor,
+)
 from jax_use_donated.dropin.xla_truth import read_truth
 from jax_use_donated.planning import FrontEnd, PlanOptions, gc_paused, plan_functions
 
@@ -134,6 +149,9 @@ def on_lowered(lowering: Lowering) -> None:
             set_arg_donations(main, dict(options.forced_pairs))
         return
     clock = StepClock()
+    user = names.recover(lowering)  # reads the call stack: only while the lowering runs
+    as_jax_names = lowering
+    lowering = _with_user_names(lowering, user)
     # The analysis allocates hundreds of thousands of small objects: with the collector
     # paused they are never walked, and the release below frees them by reference count.
     with gc_paused():
@@ -148,6 +166,8 @@ def on_lowered(lowering: Lowering) -> None:
             return
         if record is None:
             return
+        _name_record(record, as_jax_names, user)
+        clock.lap("names")
         try:
             report(record, options)
             clock.lap("diagnostics")
@@ -185,15 +205,34 @@ def on_computation(options_text: str, module: Any) -> None:
     records.remember(module, _fallback_record(lowering, reason, options.token))
 
 
-def on_compiled(module: Any, executable: Any) -> None:
-    """Check a compiled planned module against its plan, and measure every donor's outcome in
-    the executable (``last_plan``, :func:`~.records.recent_plans` and ``plan()`` show it)."""
+def on_compiled(module: Any, compile: Compile) -> Any:
+    """Compile a planned module (``compile``: JAX's compilation, see
+    :data:`.jax_internals.Compile`) and return the executable JAX uses.
+
+    The plan's compile leaves out the options the plan does without
+    (:attr:`.LoweringRecord.drop_options`). With ``footprint_guard`` (the default), where the
+    plan compiles differently from ``jax.jit`` (other alias pairs, or region analysis), JAX's
+    own pairing is compiled too (a copy of the module with JAX's attributes, XLA's default
+    options) and the executable that needs fewer bytes is used, once per lowering: the
+    record then says so (:attr:`.LoweringRecord.kept_jax`) and its plan describes JAX's
+    pairing. The module given to XLA is checked against the plan, and every donor's outcome
+    is measured in the executable (``last_plan``, :func:`~.records.recent_plans` and
+    ``plan()`` show it)."""
     record = records.record_of(module)
-    if record is None or record.fallback_reason is not None:
-        return
+    if record is None:
+        return compile()
+    if record.fallback_reason is not None:
+        return compile(module=record.compiled_module)
+    options = PlannerOptions.decode(record.options_text) if record.options_text else None
+    if record.kept_jax is not None and record.compiled_module is not None:
+        return compile(record.drop_options + _added(record), module=record.compiled_module)
+    executable = compile(record.drop_options)
+    if options is not None and options.footprint_guard and not record.footprints:
+        executable = _guard(record, module, executable, compile)
+    compiled = record.compiled_module if record.kept_jax is not None else module
     wall, cpu = time.perf_counter(), time.thread_time()
     try:
-        problem = compiled_mismatch(record, module, executable)
+        problem = compiled_mismatch(record, compiled, executable)
     finally:
         record.timings["check"] = time.perf_counter() - wall
         record.cpu_timings["check"] = time.thread_time() - cpu
@@ -203,9 +242,61 @@ def on_compiled(module: Any, executable: Any) -> None:
             record.leaf_plan = dataclasses.replace(record.leaf_plan, fallback_reason=problem)
         records.publish(record)
         _warn_once(problem)
-        return
-    options = PlannerOptions.decode(record.options_text) if record.options_text else None
+        return executable
     measure(record, executable, options)
+    if options is not None:
+        warn_measured(record, options)
+    return executable
+
+
+def _added(record: LoweringRecord) -> tuple[str, ...]:
+    """The planner's own compiler options (what JAX's pairing compiles without)."""
+    return (REGION_ANALYSIS_CPU,)
+
+
+def _guard(record: LoweringRecord, module: Any, ours: Any, compile: Compile) -> Any:
+    """The footprint guard of :func:`on_compiled`: ``ours``, or the executable of JAX's own
+    pairing when that needs fewer bytes."""
+    jax_pairs = {d: k for d, (attr, k) in record.jax_attrs.items()
+                 if attr == ALIASING_OUTPUT and isinstance(k, int)}
+    jax_donors = sorted(d for d, (attr, _) in record.jax_attrs.items() if attr == BUFFER_DONOR)
+    region = REGION_ANALYSIS_CPU not in record.drop_options and _planner_region(record)
+    if (record.expected == jax_pairs and sorted(record.buffer_donors) == jax_donors
+            and not region):
+        return ours  # compiled as jax.jit compiles it
+    mine = jax_internals.footprint(ours)
+    wall, cpu = time.perf_counter(), time.thread_time()
+    try:
+        copy = jax_internals.clone_module(module)
+        main = module_function(copy, "main")
+        if main is None or mine is None:
+            return ours
+        set_arg_donations(main, jax_pairs, jax_donors)
+        theirs_executable = compile(record.drop_options + _added(record), module=copy)
+        theirs = jax_internals.footprint(theirs_executable)
+    except Exception:  # JAX's pairing does not compile here: keep ours
+        return ours
+    finally:
+        record.timings["guard"] = time.perf_counter() - wall
+        record.cpu_timings["guard"] = time.thread_time() - cpu
+    if theirs is None:
+        return ours
+    record.footprints = {"ours": mine, "jax": theirs}
+    if theirs >= mine:
+        return ours
+    record.kept_jax = (f"it needs {mine - theirs:,} fewer bytes in XLA's compile than ours "
+                       f"({theirs:,} B against {mine:,} B)")
+    record.compiled_module = copy
+    record.expected, record.buffer_donors = jax_pairs, jax_donors
+    record.leaf_plan = None
+    record.call_plan()
+    records.publish(record)
+    return theirs_executable
+
+
+def _planner_region(record: LoweringRecord) -> bool:
+    """Whether the planner added region analysis to this lowering's compile."""
+    return record.region_added
 
 
 def measure(record: LoweringRecord, executable: Any, options: PlannerOptions | None) -> None:
@@ -272,6 +363,42 @@ def compiled_mismatch(record: LoweringRecord, module: Any, executable: Any) -> s
     return None
 
 
+def _leaf_of(lowering: Lowering, j: int) -> int | None:
+    """The flat argument leaf of the lowered module's ``j``-th input aval (``None`` for a
+    hoisted constant, or when jit's pruning is unknown)."""
+    k = j - lowering.num_const_args
+    kept = lowering.kept_leaves
+    return kept[k] if kept is not None and 0 <= k < len(kept) else None
+
+
+def _with_user_names(lowering: Lowering, user: names.UserNames) -> Lowering:
+    """``lowering`` with the user's names for its arguments (what the model's arguments, and
+    so every message, are named after), removed donors included."""
+    if user is names.PLAIN or lowering.arg_names is None:
+        return lowering
+    renamed = [user.arg(_leaf_of(lowering, j), n).text
+               for j, n in enumerate(lowering.arg_names)]
+    removed = [dataclasses.replace(r, name=user.arg(r.leaf, r.name).text)
+               for r in lowering.removed]
+    return dataclasses.replace(lowering, arg_names=renamed, removed=removed)
+
+
+def _name_record(record: LoweringRecord, lowering: Lowering, user: names.UserNames) -> None:
+    """Keep each donated leaf's user name and JAX's (``lowering`` as JAX named it; ``CallPlan``
+    shows both) and name the results after the user's output."""
+    record.library = user.library
+    jax_names = list(lowering.arg_names or ())
+    for j in range(len(lowering.in_avals)):
+        leaf = _leaf_of(lowering, j)
+        if leaf is not None:
+            record.leaf_names[leaf] = user.arg(leaf, jax_names[j] if j < len(jax_names)
+                                               else None)
+    for r in lowering.removed:
+        record.leaf_names.setdefault(r.leaf, user.arg(r.leaf, r.name))
+    if user is not names.PLAIN:
+        record.result_paths = [user.result_name(p) for p in record.result_paths]
+
+
 # --------------------------------------------------------------------------------------------
 # The analysis of one lowering
 
@@ -307,7 +434,8 @@ def analyse(lowering: Lowering, options: PlannerOptions,
     names = lowering.arg_names
     partitions = lowering.num_partitions
     module_ref = weakref.ref(module)
-    ordering = lowering_ordering(lowering)
+    ordering: Ordering = lowering_ordering(lowering)
+    drop: tuple[str, ...] = ()
 
     def plan_module(module: Any, clock: StepClock) -> Analysis:
         main = module_function(module, "main")
@@ -327,13 +455,31 @@ def analyse(lowering: Lowering, options: PlannerOptions,
             return plan_module(module, StepClock())
 
     analysis = plan_module(module, clock)
+    if REGION_ANALYSIS_CPU in lowering.added_options and _region_saves_nothing(analysis):
+        # The data-dependence plan hosts every pair the region plan does, copy-free: compile
+        # as jax.jit does (region analysis only moves XLA's temporaries then).
+        ordering, drop = "xla-cpu", (REGION_ANALYSIS_CPU,)
+        analysis = plan_module(module, clock)
     record = LoweringRecord(name, jax_attrs, result_names(main),
                             analysis.fallback.all_pairs(analysis.plan),
                             analysis.fallback.buffer_donors, removed, arg_leaves=arg_leaves,
                             result_leaves=result_leaves, analysis=analysis, rebuild=rebuild,
                             options_text=lowering.options_text)
+    record.drop_options = drop
+    record.region_added = REGION_ANALYSIS_CPU in lowering.added_options
     clock.lap("plan")
     return record
+
+
+def _region_saves_nothing(analysis: Analysis) -> bool:
+    """Whether every pair of a region-analysis plan is also copy-free by data dependence,
+    XLA's default copy insertion (then the default compile needs no copy the region plan
+    avoids)."""
+    plan = analysis.plan
+    if plan.checker is None:
+        return False
+    flow = PairChecker(analysis.function, plan.checker.live, "xla-cpu")
+    return all(flow.is_safe(d, k) for d, k in plan.pairs.items())
 
 
 class _LoweringFront(FrontEnd[Any]):
@@ -366,7 +512,9 @@ class _LoweringFront(FrontEnd[Any]):
         if self.names is not None:
             for i, arg in enumerate(fn.args):
                 j = i - self.offset
-                if 0 <= j < len(self.names) and self.names[j] and arg.loc.name is None:
+                # the lowering's names win over the module's loc("...") (JAX's): under a
+                # library they are the user's (names.recover)
+                if 0 <= j < len(self.names) and self.names[j]:
                     arg.loc = SourceLoc(arg.loc.text, self.names[j])
         self.clock.lap("model")
         return fn
@@ -434,17 +582,42 @@ def _unspecified_result_shardings(fn: FunctionModel) -> None:
     """In a multi-device module a result without a sharding attribute gets the sharding XLA
     propagates; an alias makes XLA give it the donor's sharding. So such a result may host a
     donor of its type: compare it as if it had the sharding the donors of its type share
-    (when they share one; donors of one type with several shardings leave it unspecified)."""
+    (when they share one; donors of one type with several shardings leave it unspecified).
+
+    Not a result whose value a sharding constraint places (``with_sharding_constraint``,
+    through forwarding ops): XLA propagates the constraint's sharding to it, whatever the
+    alias, and refuses to compile an alias between buffers of different per-device sizes
+    (measured: a donor sharded over ``x`` aliased to a replicated constraint's result)."""
     by_type: dict[str, set[str | None]] = {}
     for a in fn.donors:
         if a.tensor is not None:
             by_type.setdefault(a.type_text, set()).add(a.placement.sharding)
+    defining = {v: op for op in fn.ops for v in op.results}
     for res in fn.results:
         shardings = by_type.get(res.type_text)
         if res.placement.sharding is None and res.tensor is not None and shardings and len(
-                shardings) == 1:
+                shardings) == 1 and not _constrained(res.value, defining):
             (sharding,) = shardings
             res.placement = Placement(sharding, res.placement.memory_kind, res.placement.layout)
+
+
+SHARDING_CONSTRAINTS = frozenset({"sdy.sharding_constraint", "mhlo.sharding_constraint",
+                                  "sdy.reshard"})
+"""Ops that place their result on a sharding of their own."""
+
+
+def _constrained(value: int, defining: dict[int, Any]) -> bool:
+    """Whether ``value`` comes from a sharding constraint, through forwarding ops."""
+    seen = 0
+    while value in defining and seen < 64:
+        op = defining[value]
+        if op.name in SHARDING_CONSTRAINTS or (op.name == "stablehlo.custom_call"
+                                               and op.target in SHARDING_CUSTOM_CALL_TARGETS):
+            return True
+        if op.name not in FORWARDING_OPS or not op.operands:
+            return False
+        value, seen = op.operands[0], seen + 1
+    return False
 
 
 # --------------------------------------------------------------------------------------------
@@ -452,11 +625,13 @@ def _unspecified_result_shardings(fn: FunctionModel) -> None:
 
 
 def report(record: LoweringRecord, options: PlannerOptions) -> None:
-    """Warn (or raise, when strict) about every donation that cannot be honoured."""
-    problems: list[Diagnostic] = []
+    """At the lowering: raise (``strict``) when a donation cannot be honoured, as the plan
+    predicts it; otherwise keep each predicted donor problem on the record, to be warned
+    about once the executable says what really happened (:func:`warn_measured`)."""
+    pending: list[PendingWarning] = []
     for r in record.removed:
-        problems.append(Diagnostic(
-            "warning",
+        pending.append(PendingWarning(
+            r.leaf, None,
             f"donated argument '{r.name}' ({r.type_text}) is unused, so jit removed it "
             "and its buffer is not donated (pass keep_unused=True to donate it anyway)"))
     plan = record.plan
@@ -470,29 +645,100 @@ def report(record: LoweringRecord, options: PlannerOptions) -> None:
         user = user_frame(loc)
         if user is not None:
             message += f" (called from {user})"
-        problems.append(Diagnostic("warning", message, loc))
-    if not problems:
-        return
-    if options.strict:
+        pending.append(PendingWarning(_at(record.arg_leaves, v.arg.index), v.arg.index,
+                                      message, loc.text))
+    record.pending = pending
+    if pending and options.strict:
+        problems = [Diagnostic("warning", p.text, SourceLoc(p.loc_text)) for p in pending]
         raise DonationError(
             f"{record.name}: {len(problems)} donation(s) cannot be honoured:\n"
             + "\n".join("  " + p.format(record.name) for p in problems))
+
+
+def _at(items: Sequence[Any], index: int) -> Any:
+    return items[index] if 0 <= index < len(items) else None
+
+
+def warn_measured(record: LoweringRecord, options: PlannerOptions) -> None:
+    """After the compile: report every donor problem once, from the executable's measured
+    outcome where there is one (a donor predicted copied that XLA reuses copy-free gets no
+    warning, one XLA copies says so with the copy as evidence), else from the prediction.
+
+    Actionable problems (:attr:`~.records.LeafDonation.problem` ``"wasted"``) are
+    :class:`~jax_use_donated.WastedDonationWarning` s starting "Donated buffer copied by XLA"
+    or "Donated buffer not reused"; expected ones (``"unusable"``)
+    :class:`~jax_use_donated.UnusableDonationWarning` s starting with JAX's phrase "Some
+    donated buffers were not usable". Both are logged to ``jax_use_donated`` (``INFO`` and
+    ``DEBUG``) whatever the filters; ``warn=False`` only silences the warnings."""
+    if record.warned or record.fallback_reason is not None:
+        return
+    record.warned = True
+    plan = record.call_plan()
+    by_parameter = {p.parameter: p for p in record.pending if p.parameter is not None}
+    by_leaf = {p.leaf: p for p in record.pending if p.parameter is None}
+    wasted: list[tuple[str, Diagnostic]] = []
+    unusable: list[tuple[str, Diagnostic]] = []
+    for x in plan.donations:
+        kind = x.problem
+        if kind is None or (x.status == "reused" and x.disagrees):
+            continue  # a rule bug, not the user's: plan().disagreements shows it, and
+            # verify_executable=True warns about it (measure)
+        pending = (by_parameter.get(x.parameter) if x.parameter is not None
+                   else by_leaf.get(x.leaf))
+        text, loc = _measured_text(x, pending)
+        diagnostic = Diagnostic("warning", text, SourceLoc(loc))
+        if kind == "wasted":
+            head = ("Donated buffer copied by XLA" if x.outcome == "copied"
+                    else "Donated buffer not reused")
+            wasted.append((head, diagnostic))
+        else:
+            unusable.append((JAX_UNUSABLE_WARNING, diagnostic))
+    if logger.isEnabledFor(logging.DEBUG):
+        logger.debug("%s", _summary(record.name, plan))
+    for head, d in wasted:
+        logger.info("%s: %s: %s", head, record.name, d.message)
+    for head, d in unusable:
+        logger.debug("%s: %s: %s", head, record.name, d.message)
     if not options.warn:
         return
-    for p in problems[:MAX_WARNINGS_PER_LOWERING]:
-        _emit(p, record.name)
-    if len(problems) > MAX_WARNINGS_PER_LOWERING:
-        _emit(Diagnostic(
-            "warning",
-            f"{len(problems) - MAX_WARNINGS_PER_LOWERING} more donated argument(s) are not "
-            "reused; call jax_use_donated.explain(...) on the jitted function for the full "
-            "report"), record.name)
+    for items, category in ((wasted, WastedDonationWarning),
+                            (unusable, UnusableDonationWarning)):
+        for head, d in items[:MAX_WARNINGS_PER_LOWERING]:
+            _emit(d, record.name, head, category)
+        if len(items) > MAX_WARNINGS_PER_LOWERING:
+            head = items[0][0]
+            _emit(Diagnostic(
+                "warning",
+                f"{len(items) - MAX_WARNINGS_PER_LOWERING} more donated argument(s) like these; "
+                "call jax_use_donated.explain(...) on the jitted function for the full "
+                "report"), record.name, head, category)
 
 
-def warning_text(diagnostic: Diagnostic, where: str) -> str:
-    """JAX's phrase first (existing ``filterwarnings`` on it keep matching), then ours:
+def _measured_text(x: LeafDonation, pending: PendingWarning | None) -> tuple[str, str | None]:
+    """The message of a problem leaf, made true to the measured outcome."""
+    text = pending.text if pending is not None else x.message
+    loc = pending.loc_text if pending is not None else x.location
+    evidence = f" ({x.evidence})" if x.evidence else ""
+    if x.measured == "copied":
+        text += f"; measured: the executable copies it{evidence}"
+    elif x.measured == "not donated" and x.status == "buffer donor" and x.note:
+        text = text.replace(f"; {x.note}", "") + "; measured: XLA gave it no output"
+    return text, loc
+
+
+def _summary(name: str, plan: CallPlan) -> str:
+    outcomes = [x.outcome for x in plan.donations]
+    state = "measured" if plan.measured else "predicted"
+    return (f"{name}: {outcomes.count('copy-free')} of {len(outcomes)} donated leaves reused "
+            f"copy-free, {outcomes.count('copied')} copied by XLA, "
+            f"{outcomes.count('not donated')} not donated ({state})")
+
+
+def warning_text(diagnostic: Diagnostic, where: str, head: str = JAX_UNUSABLE_WARNING) -> str:
+    """``head`` (JAX's phrase for expected problems, so existing ``filterwarnings`` on it keep
+    matching them; ``Donated buffer ...`` for actionable ones), then ours:
     ``Some donated buffers were not usable: jit(f): donated argument 'b' ... at f.py:3:7``."""
-    return f"{JAX_UNUSABLE_WARNING}: {where}: {diagnostic.message}"
+    return f"{head}: {where}: {diagnostic.message}"
 
 
 def user_frame(loc: SourceLoc) -> str | None:
@@ -509,11 +755,12 @@ def _is_library(frame: str) -> bool:
     return any(m in path for m in _LIBRARY_MARKERS) or path.startswith(_PACKAGE_DIR)
 
 
-def _emit(diagnostic: Diagnostic, where: str) -> None:
+def _emit(diagnostic: Diagnostic, where: str, head: str = JAX_UNUSABLE_WARNING,
+          category: type[DonationWarning] = UnusableDonationWarning) -> None:
     if diagnostics._SINK.get() is not None:
         diagnostics.emit(diagnostic)
         return
-    warnings.warn(warning_text(diagnostic, where), DonationWarning,
+    warnings.warn(warning_text(diagnostic, where, head), category,
                   stacklevel=_user_stacklevel())
 
 

@@ -16,14 +16,18 @@ import weakref
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
+from jax_use_donated.analysis import report_schema
+from jax_use_donated.analysis.errors import ALIASING_OUTPUT, BUFFER_DONOR
 from jax_use_donated.analysis.model import FunctionModel
 from jax_use_donated.analysis.plan import DonationPlan
+from jax_use_donated.analysis.report_schema import problem_of
 from jax_use_donated.analysis.xla_fallback import XlaFallback
 from jax_use_donated.dropin import extensions
 
 if TYPE_CHECKING:
+    from jax_use_donated.dropin.names import LeafName
     from jax_use_donated.dropin.xla_truth import ExecutableTruth
 
 
@@ -97,6 +101,29 @@ class LoweringRecord:
     options_text: str = ""
     token: str = ""
     """The drop-in function this lowering belongs to (``""``: a jit under the global switch)."""
+    leaf_names: dict[int, LeafName] = field(default_factory=dict)
+    """Flat argument leaf -> the user's name for it (:mod:`.names`); JAX's path where absent."""
+    library: str | None = None
+    """The library that made this jit (``"flax.nnx"``, ``"equinox"``; ``None``: ``jax.jit``)."""
+    pending: list[PendingWarning] = field(default_factory=list, repr=False)
+    """The donor problems the plan predicts, warned about once the executable is measured
+    (:func:`jax_use_donated.dropin.planner.warn_measured`)."""
+    warned: bool = False
+    """Whether :attr:`pending` was reported (once per lowering)."""
+    region_added: bool = False
+    """Whether the planner added region analysis to this lowering's compiler options."""
+    drop_options: tuple[str, ...] = ()
+    """Compiler options the planner added at the lowering but the plan does without (region
+    analysis, where it predicts no copy saved): left out of the compile."""
+    kept_jax: str | None = None
+    """Set when the executable uses JAX's own pairing, not the plan's: it needed fewer bytes
+    (the footprint guard, :func:`jax_use_donated.dropin.planner.on_compiled`); says why."""
+    footprints: dict[str, int] = field(default_factory=dict)
+    """Bytes each compiled variant needs (``"ours"``, ``"jax"``), where the guard compiled
+    both."""
+    compiled_module: Any = field(default=None, repr=False, compare=False)
+    """The module the chosen executable was compiled from when it is not the lowered one
+    (JAX's pairing, on a copy): kept so that JAX's compilation cache keeps serving it."""
 
     def _analysis(self) -> Analysis:
         if self.analysis is None:
@@ -118,6 +145,9 @@ class LoweringRecord:
         """What unpaired donors keep for XLA (JAX's copying pair, or the buffer-donor mark)."""
         return self._analysis().fallback
 
+    def _jax_view(self) -> _JaxView:
+        return _jax_view_of(self)
+
     def release(self) -> None:
         """Drop the model and plan (rebuilt on demand)."""
         if self.rebuild is not None:
@@ -128,12 +158,22 @@ class LoweringRecord:
         if self.leaf_plan is not None:
             return self.leaf_plan
         donations: list[LeafDonation] = []
+        ordering = ""
         if self.analysis is not None or self.rebuild is not None:
             plan, fallback = self.plan, self.fallback
+            ordering = plan.ordering
+            jax_view = self._jax_view() if self.kept_jax is not None else None
+            if jax_view is not None:
+                ordering = "xla-cpu"
             for v in plan.verdicts:
                 d = v.arg.index
                 k = plan.pairs.get(d)
                 kept = fallback.kept_pairs.get(d)
+                note = fallback.notes.get(d) if k is None else None
+                if jax_view is not None:  # the executable uses JAX's pairing
+                    k, kept, note = jax_view.get(d), None, None
+                    if k is not None and jax_view.outcome(d) == "copied":
+                        k, kept = None, k
                 host = k if k is not None else kept
                 status: DonationStatus
                 if k is not None:
@@ -144,31 +184,111 @@ class LoweringRecord:
                     status = "buffer donor"
                 else:
                     status = "not reused"
-                note = fallback.notes.get(d)
+                if jax_view is not None:
+                    note = f"kept JAX's own pairing: {self.kept_jax}"
+                leaf = _at(self.arg_leaves, d)
+                name = self.leaf_names.get(leaf) if leaf is not None else None
+                jax_kind, jax_value = self.jax_attrs.get(d, (None, None))
+                jax_result = jax_value if jax_kind == ALIASING_OUTPUT and isinstance(
+                    jax_value, int) else None
+                reader = next((b.reader for b in v.blockers if b.reader is not None), None)
+                tensor = v.arg.tensor
                 donations.append(LeafDonation(
-                    path=v.arg.display_name,
-                    leaf=_at(self.arg_leaves, d),
+                    path=name.path if name is not None else v.arg.display_name,
+                    leaf=leaf,
                     parameter=d,
                     status=status,
                     result=_at(self.result_leaves, host) if host is not None else None,
                     result_path=_at(self.result_paths, host) if host is not None else None,
                     reason="paired" if k is not None else v.reason.value,
-                    message=v.message + (f"; {note}" if note and k is None else ""),
+                    message=(note if jax_view is not None and note else
+                             v.message + (f"; {note}" if note else "")),
+                    jax_path=name.jax_path if name is not None else v.arg.display_name,
+                    user_path=name.user if name is not None else True,
+                    type_text=v.arg.type_text,
+                    nbytes=tensor.nbytes if tensor is not None else None,
+                    jax_pairing=("alias" if jax_result is not None
+                                 else "buffer donor" if jax_kind == BUFFER_DONOR else "none"),
+                    jax_result=_at(self.result_leaves, jax_result)
+                    if jax_result is not None else None,
+                    jax_result_path=_at(self.result_paths, jax_result)
+                    if jax_result is not None else None,
+                    jax_copy_free=_jax_copy_free(plan, d, k, jax_result),
+                    location=reader.loc.text if reader is not None and k is None else None,
+                    note=note or "",
                 ))
         for r in self.removed:
+            name = self.leaf_names.get(r.leaf) if r.leaf is not None else None
+            path = name.path if name is not None else r.name
+            text = name.text if name is not None else r.name
             donations.append(LeafDonation(
-                path=r.name, leaf=r.leaf, parameter=None, status="removed", result=None,
+                path=path, leaf=r.leaf, parameter=None, status="removed", result=None,
                 result_path=None, reason="unused",
-                message=f"donated argument '{r.name}' ({r.type_text}) is unused, so jit removed "
-                        "it and its buffer is not donated (keep_unused=True keeps it)"))
+                message=f"donated argument '{text}' ({r.type_text}) is unused, so jit removed "
+                        "it and its buffer is not donated (keep_unused=True keeps it)",
+                jax_path=name.jax_path if name is not None else r.name,
+                user_path=name.user if name is not None else True,
+                type_text=r.type_text, nbytes=r.nbytes, jax_pairing="removed"))
         donations.sort(key=lambda x: (x.leaf is None, x.leaf or 0))
         self.leaf_plan = CallPlan(self.name, tuple(donations), dict(self.expected),
-                                  tuple(self.buffer_donors), self.fallback_reason)
+                                  tuple(self.buffer_donors), self.fallback_reason,
+                                  library=self.library, ordering=ordering)
         return self.leaf_plan
+
+
+@dataclass
+class _JaxView:
+    """JAX's pairing as the executable runs it: donor -> result, and each pair's predicted
+    outcome under XLA's default copy insertion."""
+
+    pairs: dict[int, int]
+    outcomes: dict[int, str]
+
+    def get(self, d: int) -> int | None:
+        return self.pairs.get(d)
+
+    def outcome(self, d: int) -> str:
+        return self.outcomes.get(d, "not donated")
+
+
+def _jax_view_of(record: LoweringRecord) -> _JaxView:
+    from jax_use_donated.analysis.plan import predict_pairing
+
+    pairs = dict(record.expected)
+    return _JaxView(pairs, predict_pairing(record.function, "xla-cpu", pairs))
+
+
+def _jax_copy_free(plan: DonationPlan, d: int, ours: int | None,
+                   jax_result: int | None) -> bool | None:
+    """Whether JAX's own pair of donor ``d`` is copy-free under the plan's ordering (``None``:
+    JAX gave it no pair, or the pair rule is gone)."""
+    if jax_result is None:
+        return None
+    if ours == jax_result:
+        return True
+    if plan.checker is None:
+        return None
+    return plan.checker.blocker(d, jax_result) is None
+
+
+@dataclass(frozen=True)
+class PendingWarning:
+    """A donor problem the plan predicts, kept until the executable is measured."""
+
+    leaf: int | None
+    """The donor's flat argument leaf (its :class:`LeafDonation`)."""
+    parameter: int | None
+    text: str
+    """The message: what blocks it, where, and the user's frame that called library code."""
+    loc_text: str | None = None
+    """``file:line:col`` of the blocking read, for a diagnostics sink."""
 
 
 DonationStatus = Literal["reused", "copied", "buffer donor", "not reused", "removed"]
 """What a call does with a donated leaf (see :attr:`LeafDonation.status`)."""
+
+ProblemKind = Literal["wasted", "unusable"]
+"""How a donor problem is reported (see :attr:`LeafDonation.problem`)."""
 
 
 def _at(items: Sequence[Any], index: int) -> Any:
@@ -207,11 +327,62 @@ class LeafDonation:
     compiled (a call, ``.compile()``, :func:`jax_use_donated.plan`) and for removed leaves."""
     evidence: str = ""
     """The copies XLA made for it, when it made any (HLO instruction names)."""
+    jax_path: str = ""
+    """JAX's name of the lowered leaf: the same as :attr:`path` under ``jax.jit``; a library's
+    internal split under ``nnx.jit`` (``model.states[0][1]``) or ``eqx.filter_jit``
+    (``dynamic_donate['first'][0]``)."""
+    user_path: bool = True
+    """Whether :attr:`path` is the user's own name (``model.l1.kernel``); ``False``: the
+    library does not show this leaf to the user and :attr:`path` is JAX's (texts mark it
+    ``[library path]``)."""
+    type_text: str = ""
+    """Its type as lowered (``tensor<4x8xf32>``)."""
+    nbytes: int | None = None
+    """Its buffer's size (``None``: dynamic shape)."""
+    jax_pairing: str = "none"
+    """What JAX's own pairing did with it: ``"alias"`` (with :attr:`jax_result`),
+    ``"buffer donor"`` (left to XLA's size matching), ``"none"`` (JAX warns "not usable") or
+    ``"removed"``."""
+    jax_result: int | None = None
+    """The flat output leaf JAX's pairing gave it."""
+    jax_result_path: str | None = None
+    jax_copy_free: bool | None = None
+    """Whether JAX's pair is copy-free under the plan's ordering (``None``: no pair, or not
+    evaluated; :func:`jax_use_donated.explain` evaluates every pair)."""
+    location: str | None = None
+    """``file:line:col`` of the read that blocks its reuse, where one does."""
+    note: str = ""
+    """What the plan leaves it for XLA when it is not reused (JAX's copying pair kept, or the
+    buffer-donor mark): the end of :attr:`message`."""
+
+    @property
+    def text(self) -> str:
+        """:attr:`path`, marked ``[library path]`` when it is not the user's."""
+        return self.path if self.user_path else f"{self.path} [library path]"
 
     @property
     def predicted(self) -> str | None:
         """The outcome the plan predicts (``None``: XLA decides, for a buffer donor)."""
         return PREDICTED_OUTCOME.get(self.status)
+
+    @property
+    def outcome(self) -> str | None:
+        """The measured outcome where the executable was read, else the predicted one."""
+        return self.measured if self.measured is not None else self.predicted
+
+    @property
+    def problem(self) -> ProblemKind | None:
+        """How the drop-in reports this leaf (``None``: nothing to report, its buffer hosts a
+        result copy-free).
+
+        ``"wasted"`` (:class:`~jax_use_donated.WastedDonationWarning`, actionable): XLA copies
+        it, or a read late in the program blocks it from hosting a result of its own type
+        that JAX's pairing gave it. ``"unusable"``
+        (:class:`~jax_use_donated.UnusableDonationWarning`, expected, JAX's phrase): nothing
+        can host it (no result of its type, every one hosts another donor, jit removed it), or
+        JAX's own pairing gave it no result either (JAX itself warns "not usable" for it)."""
+        kind = problem_of(self.status, self.outcome, self.reason, self.jax_pairing)
+        return cast("ProblemKind | None", kind)
 
     @property
     def disagrees(self) -> bool:
@@ -250,6 +421,11 @@ class CallPlan:
     """Set when this lowering keeps JAX's pairing instead (the planner could not analyse it)."""
     measured: bool = False
     """Whether every donated leaf carries the executable's outcome (:attr:`LeafDonation.measured`)."""
+    library: str | None = None
+    """The library that made the jit (``"flax.nnx"``, ``"equinox"``), whose split of the
+    arguments the leaf names were recovered from; ``None``: ``jax.jit`` itself."""
+    ordering: str = ""
+    """The copy-insertion model the plan follows (``xla-cpu-region``, ``xla-cpu``, ...)."""
 
     def with_truth(self, truth: ExecutableTruth) -> CallPlan:
         """This plan with each leaf's measured outcome from the compiled executable."""
@@ -295,11 +471,43 @@ class CallPlan:
         return [x for x in self.donations if x.status != "reused"]
 
     def donation(self, path: str) -> LeafDonation:
-        """The entry of the leaf named ``path`` (``KeyError`` if none)."""
+        """The entry of the leaf named ``path``: the user's path, or JAX's (``KeyError`` if
+        none)."""
         for x in self.donations:
-            if x.path == path:
+            if path in (x.path, x.text):
+                return x
+        for x in self.donations:
+            if x.jax_path == path:
                 return x
         raise KeyError(path)
+
+    @property
+    def problems(self) -> list[LeafDonation]:
+        """Every donated leaf the drop-in reports (:attr:`LeafDonation.problem`)."""
+        return [x for x in self.donations if x.problem is not None]
+
+    def to_dict(self) -> dict[str, Any]:
+        """This plan as JSON-ready data (``json.dumps(plan.to_dict())``), in the schema of
+        :mod:`jax_use_donated.analysis.report_schema` (version
+        :data:`~jax_use_donated.analysis.report_schema.SCHEMA_VERSION`), the same one
+        ``jax-donate-opt --donation-report=json`` writes per function::
+
+            d = jud.plan(step, params, opt, batch).to_dict()
+            d["leaves"][0]["path"], d["leaves"][0]["measured"]   # "params['w']", "copy-free"
+        """
+        leaves = [report_schema.leaf_record(
+            path=x.path, user_path=x.user_path, jax_path=x.jax_path, leaf=x.leaf,
+            parameter=x.parameter, type_text=x.type_text, nbytes=x.nbytes, status=x.status,
+            result=x.result, result_path=x.result_path, jax_pairing=x.jax_pairing,
+            jax_result=x.jax_result, jax_result_path=x.jax_result_path,
+            jax_copy_free=x.jax_copy_free, predicted=x.predicted, measured=x.measured,
+            evidence=x.evidence, reason=x.reason, message=x.message, location=x.location,
+            problem=x.problem) for x in self.donations]
+        return report_schema.function_record(
+            function=self.function, front_end="jit", library=self.library,
+            ordering=self.ordering, measured=self.measured,
+            fallback_reason=self.fallback_reason, leaves=leaves,
+            parameter_pairs=self.parameter_pairs, buffer_donors=list(self.buffer_donors))
 
     def plot(self, advice: Any = True) -> Any:
         """A matplotlib ``Figure``: footprint bars (``jax.jit``, with region analysis, this

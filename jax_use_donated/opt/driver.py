@@ -9,8 +9,11 @@ Everything ``xdsl-opt`` accepts works (``-p``, ``--split-input-file``, ``--verif
 * ``--help`` lists our passes with every option, its default and meaning (``--help-passes``
   adds xDSL's); ``--version`` names this package, jax, jaxlib and xdsl;
 * donation warnings are printed MLIR-style to stderr (``file:line:col: warning: ...``);
-* ``--donation-report`` prints a per-donor table to stderr, or a line saying why there is
-  nothing to report;
+* ``--donation-report[=text|json][=FILE]`` prints the donation report
+  (:mod:`jax_use_donated.analysis.report`: per function the totals, the ordering the plan
+  assumes, jax.jit's pairing, a per-donor table, hints; ``--verbose`` explains) to stderr or
+  ``FILE``, or says why there is nothing to report; a pass's ``report`` option asks for the
+  same;
 * unregistered ops are allowed automatically while no StableHLO dialect is installed; once it
   is, only with ``--allow-unregistered-dialect``;
 * every diagnostic is MLIR-style, ``file:line:col: error: message`` (the input's name, or
@@ -48,7 +51,16 @@ from xdsl.utils.exceptions import (
 )
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from jax_use_donated.analysis.report import donation_report, format_bytes
+from jax_use_donated.analysis.report import (
+    FORMATS,
+    RESERVED_FORMATS,
+    Format,
+    ReportStyle,
+    donation_report,
+    format_bytes,
+    nothing_to_report,
+    render,
+)
 from jax_use_donated.diagnostics import collect_diagnostics
 from jax_use_donated.opt.jaxlib_path import PATHS
 from jax_use_donated.xdsl_plugin.options import KebabOptions, describe
@@ -106,6 +118,47 @@ class _HelpPasses(argparse.Action):
 REPORTING_PASSES = tuple(UNIVERSE.all_passes)
 """Passes whose plans ``--donation-report`` prints (all of ours)."""
 
+REPORT_FLAG = "--donation-report"
+
+
+@dataclasses.dataclass(frozen=True)
+class ReportRequest:
+    """``--donation-report[=FORMAT[=FILE]]``: the format and where the report goes
+    (``None``: stderr)."""
+
+    format: Format = "text"
+    path: str | None = None
+
+
+def report_request(value: str) -> ReportRequest:
+    """``text``, ``json``, ``text=FILE``, ``json=FILE`` read as a :class:`ReportRequest`;
+    ``argparse.ArgumentTypeError`` for anything else (``html`` is reserved)."""
+    name, sep, path = value.partition("=")
+    if name in RESERVED_FORMATS:
+        raise argparse.ArgumentTypeError(
+            f"'{name}' is reserved for a later release; use {' or '.join(FORMATS)}")
+    if name not in FORMATS:
+        raise argparse.ArgumentTypeError(
+            f"unknown report format '{name}'; expected {', '.join(FORMATS)} (optionally "
+            "=FILE, e.g. json=report.json)")
+    if sep and not path:
+        raise argparse.ArgumentTypeError(f"'{value}' names no file after '='")
+    return ReportRequest("json" if name == "json" else "text", path or None)
+
+
+def with_report_format(args: Sequence[str]) -> list[str]:
+    """``args`` with a bare ``--donation-report`` (or an abbreviation of it) written as
+    ``--donation-report=text``: its value is only ever given after ``=``, so the input file
+    that may follow it stays the input file."""
+    out: list[str] = []
+    for k, a in enumerate(args):
+        if a == "--":
+            out.extend(args[k:])
+            break
+        out.append(f"{REPORT_FLAG}=text"
+                   if len(a) >= len("--do") and REPORT_FLAG.startswith(a) else a)
+    return out
+
 
 class JaxDonateOptMain(xDSLOptMain):
     """``xDSLOptMain`` with our dialects, passes, frontend, target and diagnostics."""
@@ -114,7 +167,7 @@ class JaxDonateOptMain(xDSLOptMain):
 
     def __init__(self, args: Sequence[str] | None = None) -> None:
         super().__init__(description="xdsl-opt with liveness-aware buffer donation for JAX",
-                         args=args)
+                         args=with_report_format(sys.argv[1:] if args is None else args))
         if not self.args.allow_unregistered_dialect and \
                 "stablehlo" not in self.ctx.registered_dialect_names:
             # Until a StableHLO dialect is installed, JAX's ops can only be read unregistered.
@@ -184,9 +237,14 @@ class JaxDonateOptMain(xDSLOptMain):
             "--help-passes", action=_HelpPasses, tool=self,
             help="list this project's passes with their options, then xDSL's passes")
         arg_parser.add_argument(
-            "--donation-report", default=False, action="store_true",
-            help="print a per-donor table (argument, type, bytes, JAX's pairing, ours, "
-                 f"reason) to stderr, of the pipeline's {', '.join(REPORTING_PASSES)}")
+            REPORT_FLAG, default=None, type=report_request, metavar="FORMAT[=FILE]",
+            help="print the donation report of the pipeline's "
+                 f"{', '.join(REPORTING_PASSES)} to stderr, or to FILE: per function the "
+                 "donors reused and their bytes, the ordering the plan assumes, jax.jit's "
+                 "pairing, a table (argument, type, bytes, jax.jit's result, the planned "
+                 "one, reason) and hints; FORMAT text (the default: a bare --donation-report) "
+                 "or json (one document per line, versioned); --verbose explains the "
+                 "report's terms")
         arg_parser.add_argument(
             "--path", choices=PATHS, default="auto",
             help="how the input is read, rewritten and printed: jaxlib (C++ MLIR, for "
@@ -195,7 +253,8 @@ class JaxDonateOptMain(xDSLOptMain):
                  "with MLIR's own value names, as JAX prints it; else xdsl)")
         arg_parser.add_argument(
             "--verbose", default=False, action="store_true",
-            help="say on stderr which path ran, why, and its timings")
+            help="say on stderr which path ran, why, and its timings; explain the terms of "
+                 "the donation report")
         arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
         arg_parser.epilog = passes_help()
 
@@ -248,20 +307,63 @@ class JaxDonateOptMain(xDSLOptMain):
         target.emit(self.ctx, prog, output)
         return output.getvalue()
 
-    def reports_donation(self) -> bool:
-        """Whether ``--donation-report`` was asked for and the pipeline can fill it."""
+    def report_format(self) -> tuple[Format, bool] | None:
+        """The report's format and whether it is long: from ``--donation-report``, else from
+        the first pass's ``report`` option (``verbose``: long); ``None`` when none is asked
+        for. ``--verbose`` makes it long."""
+        request: ReportRequest | None = self.args.donation_report
+        verbose = bool(self.args.verbose)
+        if request is not None:
+            return request.format, verbose
+        for p in self.pipeline.passes:
+            option = getattr(p, "report", "none")
+            if p.name in REPORTING_PASSES and option != "none":
+                return ("json" if option == "json" else "text"), verbose or option == "verbose"
+        return None
+
+    def report_style(self) -> ReportStyle | None:
+        """How the report is rendered, or ``None`` when none is asked for or the pipeline
+        cannot fill it (no donation pass)."""
+        asked = self.report_format()
         passes: Sequence[ModulePass] = self.pipeline.passes
-        return self.args.donation_report and any(p.name in REPORTING_PASSES for p in passes)
+        if asked is None or not any(p.name in REPORTING_PASSES for p in passes):
+            return None
+        return ReportStyle(asked[0], asked[1], self.get_input_name())
+
+    def reports_donation(self) -> bool:
+        """Whether a donation report was asked for and the pipeline can fill it."""
+        return self.report_style() is not None
+
+    _report_opened = False
+
+    def write_report(self, text: str) -> None:
+        """``text`` (a report) to stderr, or to ``--donation-report``'s ``FILE`` (truncated
+        by the first report of the run, appended to by the next, one per input chunk)."""
+        request: ReportRequest | None = self.args.donation_report
+        if request is None or request.path is None:
+            sys.stderr.write(text)
+            sys.stderr.flush()
+            return
+        with open(request.path, "a" if self._report_opened else "w", encoding="utf-8") as f:
+            f.write(text)
+        self._report_opened = True
 
     def run(self) -> None:
         """As ``xdsl-opt``, except that ``--split-input-file`` goes on after a failed chunk:
         each chunk's error is printed (stderr), and the run fails at the end (exit 1), as in
         ``mlir-opt``. With ``--verify-diagnostics`` or ``--parsing-diagnostics`` (errors are
         the expected output) and without splitting, xDSL's loop runs unchanged.
-        ``--donation-report`` without a pass that plans donation says so, once."""
-        if self.args.donation_report and not self.reports_donation():
-            print(f"donation report: nothing to report: the pipeline has no donation pass "
-                  f"({', '.join(REPORTING_PASSES)})", file=sys.stderr)
+        ``--donation-report`` without a pass that plans donation says so, once; a report
+        ``FILE`` that cannot be written fails before anything is read."""
+        request: ReportRequest | None = self.args.donation_report
+        if request is not None and request.path is not None:
+            self.write_report("")  # an unwritable FILE fails here (exit 1, its error)
+        asked = self.report_format()
+        if asked is not None and not self.reports_donation():
+            self.write_report(nothing_to_report(
+                ReportStyle(asked[0], asked[1], self.get_input_name()),
+                f"the pipeline has no donation pass ({', '.join(REPORTING_PASSES)})",
+                with_input=False))
         if self.run_jaxlib_path():
             return
         args = self.args
@@ -332,14 +434,10 @@ class JaxDonateOptMain(xDSLOptMain):
                 sys.stdout.flush()
                 for diag in sink.diagnostics:
                     print(diag.format(fallback), file=sys.stderr)
-                if self.reports_donation():
-                    if plans:
-                        sys.stderr.write(donation_report(plans))
-                    elif done:
-                        print(f"donation report for {fallback}: nothing to report: no "
-                              "function has donated arguments (jax.buffer_donor or "
-                              "tf.aliasing_output)", file=sys.stderr)
                 sys.stderr.flush()
+                style = self.report_style()
+                if style is not None and (plans or done):
+                    self.write_report(render(plans, style))
 
 
 STDIN_NAME = "<stdin>"

@@ -15,8 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from jax_use_donated.analysis.model import FunctionModel
-    from jax_use_donated.analysis.plan import DonationPlan
+    from jax_use_donated.analysis.report import ReportedPlan
 
 
 MAX_NESTING = 4_000
@@ -133,7 +132,8 @@ class Outcome:
 
     text: str
     warnings: list[Any] = field(default_factory=list)
-    plans: list[tuple[FunctionModel, DonationPlan]] = field(default_factory=list)
+    plans: list[ReportedPlan] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
     report: str | None = None
-    """The donation report, when another process planned (``plans`` is then empty)."""
+    """The rendered donation report, when another process planned (``plans`` is then
+    empty)."""

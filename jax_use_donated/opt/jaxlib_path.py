@@ -144,6 +144,7 @@ def run_pipeline(module: Any, passes: Sequence[Any], explicit_locations: bool = 
     """Apply ``passes`` (``jax-plan-donation`` in alias mode, ``jax-verify-donation``) to the
     jaxlib ``module`` as the xDSL passes would; :class:`Unsupported` where the xDSL path must
     report an error instead. ``explicit_locations``: whether the input has any ``loc(``."""
+    from jax_use_donated.analysis.report import ReportedPlan
     from jax_use_donated.diagnostics import collect_diagnostics
     from jax_use_donated.opt.fronts import BindingsFront
     from jax_use_donated.opt.text_route import Declined, plan_options
@@ -158,7 +159,8 @@ def run_pipeline(module: Any, passes: Sequence[Any], explicit_locations: bool = 
         for options in pipeline:
             done = plan_functions(BindingsFront(options, module, explicit_locations),
                                   outcome.seconds)
-            outcome.plans.extend((item.fn, item.plan) for item in done)
+            outcome.plans.extend(ReportedPlan(item.fn, item.plan, not options.verify)
+                                 for item in done)
         outcome.warnings = list(sink.diagnostics)
     return outcome
 
@@ -271,7 +273,7 @@ def _text_route(tool: JaxDonateOptMain, data: bytes, timings: dict[str, float],
         return None, None
     try:
         done = text_route.run_beside_planner(
-            data, tool.pipeline.passes, tool.reports_donation(),
+            data, tool.pipeline.passes, tool.report_style(),
             bool(tool.args.allow_unregistered_dialect), timings)
     except text_route.Declined as err:
         say(f"the text route declined ({err.reason}): the model is read through jaxlib")
@@ -286,23 +288,19 @@ object by object."""
 
 
 def write(tool: JaxDonateOptMain, outcome: Outcome, text: str) -> None:
-    """Diagnostics and the donation report to stderr, then the module to the output, as the
-    xDSL path writes them."""
-    from jax_use_donated.analysis.report import donation_report
+    """Diagnostics to stderr, the donation report (stderr or its file), then the module to
+    the output, as the xDSL path writes them."""
+    from jax_use_donated.analysis.report import render
 
     name = tool.get_input_name()
     stream = tool.prepare_output()  # as xDSL: an unwritable output fails before anything else
     for diag in outcome.warnings:
         print(diag.format(name), file=sys.stderr)
-    if tool.reports_donation():
-        if outcome.report is not None:
-            sys.stderr.write(outcome.report)
-        elif outcome.plans:
-            sys.stderr.write(donation_report(outcome.plans))
-        else:
-            print(f"donation report for {name}: nothing to report: no function has donated "
-                  "arguments (jax.buffer_donor or tf.aliasing_output)", file=sys.stderr)
     sys.stderr.flush()
+    style = tool.report_style()
+    if style is not None:
+        tool.write_report(outcome.report if outcome.report is not None
+                          else render(outcome.plans, style))
     try:
         stream.write(text)
         stream.flush()

@@ -14,8 +14,8 @@ the work is split over two processes:
   read is jaxlib's own spelling, the one :mod:`.adapters.jax_text` is tested on. It prints
   the module without locations (the output), applies the child's rewrites with
   :func:`.jaxlib_ir.set_arg_donations` and puts each rewritten signature line, rebuilt from the
-  argument dictionaries as jaxlib prints them (:class:`SignatureBuilder`), in place of the
-  old one::
+  argument dictionaries as jaxlib prints them (:class:`.signatures.Splicer`, the bindings
+  route's too), in place of the old one::
 
     // input (= jaxlib's print of it)           // child: read, plan    // here: rewrite
     func.func public @main(%arg0: ...           {"main": [{0: 1}, []]}  func.func public @main(
@@ -33,17 +33,16 @@ import contextlib
 import json
 import os
 import re
-import signal
-import struct
 import time
-import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from jax_use_donated.opt.child import Child, Link
 from jax_use_donated.opt.jaxlib_io import Declined
 
 if TYPE_CHECKING:
     from jax_use_donated.adapters.jax_text import TextModule
+    from jax_use_donated.analysis.report import ReportStyle
     from jax_use_donated.opt.jaxlib_io import Outcome
     from jax_use_donated.planning import PlanOptions
 
@@ -53,80 +52,54 @@ it pays at 10^4 ops, 0.9 MB; at 0.1 MB the start-up, 0.3 s of imports, is most o
 and the fork gains nothing)."""
 
 # --------------------------------------------------------------------------------------------
-# Pipes
-
-
-def _send(fd: int, payload: bytes) -> None:
-    data = struct.pack("<Q", len(payload)) + payload
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-
-
-def _receive(fd: int) -> bytes | None:
-    head = _read_exactly(fd, 8)
-    if head is None:
-        return None
-    return _read_exactly(fd, struct.unpack("<Q", head)[0])
-
-
-def _read_exactly(fd: int, n: int) -> bytes | None:
-    chunks: list[bytes] = []
-    while n:
-        chunk = os.read(fd, min(n, 1 << 22))
-        if not chunk:
-            return None
-        chunks.append(chunk)
-        n -= len(chunk)
-    return b"".join(chunks)
-
-
-# --------------------------------------------------------------------------------------------
 # The child: read and plan
 
 
-def plan_text(module: TextModule, passes: Sequence[PlanOptions], report: bool,
+def plan_text(module: TextModule, passes: Sequence[PlanOptions], report: ReportStyle | None,
               prebuilt: dict[str, Any] | None = None) -> dict[str, Any]:
     """The passes on the text's models, as :func:`.jaxlib_path.run_pipeline` runs them on
     jaxlib's (the same loop, :func:`.planning.plan_functions`): the rewrites, the warnings
-    (``[severity, message, file:line:col, name]``), the donation report (with ``report``),
+    (``[severity, message, file:line:col, name]``), the donation report rendered in the
+    ``report`` style (when given),
     the functions that had donors and the timings. ``prebuilt``: models of XLA's view read
     before the options came (name -> model or the :class:`.errors.DonationError` building it
     raised). :class:`Declined` where that function would give up."""
-    from jax_use_donated.analysis.report import donation_report
+    from jax_use_donated.analysis.report import ReportedPlan, render
     from jax_use_donated.diagnostics import collect_diagnostics
     from jax_use_donated.opt.fronts import TextFront
     from jax_use_donated.planning import plan_functions
 
     rewrites: dict[str, tuple[dict[int, int], list[int]]] = {}
     seconds: dict[str, float] = {}
-    plans: list[tuple[Any, Any]] = []
+    plans: list[ReportedPlan] = []
     with_donors = [f.name for f in module.functions.values()
                    if f.body is not None and f.has_donors]
     with collect_diagnostics() as sink:
         for k, options in enumerate(passes):
             front = TextFront(options, module, rewrites, prebuilt if k == 0 else None)
-            plans.extend((item.fn, item.plan) for item in plan_functions(front, seconds))
+            plans.extend(ReportedPlan(item.fn, item.plan, not options.verify)
+                         for item in plan_functions(front, seconds))
     return {
         "rewrites": {name: [{str(a): r for a, r in pairs.items()}, donors]
                      for name, (pairs, donors) in rewrites.items()},
         "warnings": [[d.severity, d.message, d.loc.text, d.loc.name] for d in sink.diagnostics],
-        "report": donation_report(plans) if report and plans else None,
+        "report": render(plans, report) if report is not None else None,
         "planned": bool(plans),
         "with_donors": with_donors,
         "seconds": seconds,
     }
 
 
-def _planner(data: bytes, requests: int, replies: int) -> None:
+def _planner(data: bytes, link: Link) -> None:
     """The child: read the models (XLA's view, before the options come), then plan as asked
     and reply ``ok`` with :func:`plan_text`'s result as JSON, or ``declined`` and why."""
     from jax_use_donated.adapters.jax_text import TextModuleAdapter, TextUnsupported, read_module
     from jax_use_donated.analysis.errors import DonationError
+    from jax_use_donated.analysis.report import ReportStyle
     from jax_use_donated.planning import PlanOptions
 
     def reply(status: str, payload: bytes) -> None:
-        _send(replies, status.encode() + b"\0" + payload)
+        link.send(status.encode() + b"\0" + payload)
 
     start = time.perf_counter()
     module: TextModule | None = None
@@ -144,7 +117,7 @@ def _planner(data: bytes, requests: int, replies: int) -> None:
     except (TextUnsupported, UnicodeDecodeError) as err:
         why = f"the text reader: {err}"
     read = time.perf_counter() - start
-    request = _receive(requests)
+    request = link.receive()
     if request is None:
         return  # the parent gave up
     if module is None:
@@ -153,7 +126,8 @@ def _planner(data: bytes, requests: int, replies: int) -> None:
     asked = json.loads(request)
     passes = [PlanOptions(**p) for p in asked["passes"]]
     try:
-        result = plan_text(module, passes, bool(asked["report"]), prebuilt)
+        style = ReportStyle.from_json(asked["report"]) if asked["report"] else None
+        result = plan_text(module, passes, style, prebuilt)
     except Declined as err:
         reply("declined", err.reason.encode())
         return
@@ -162,10 +136,10 @@ def _planner(data: bytes, requests: int, replies: int) -> None:
 
 
 class PlanChild:
-    """A forked :func:`_planner` for ``data``: :meth:`ask` sends the options, :meth:`result`
-    waits for its reply, :meth:`cancel` stops it. With ``preimport`` (anywhere but at the
-    command's start, where the process has one thread) the modules the child runs are imported
-    before the fork."""
+    """A forked :func:`_planner` for ``data`` (a :class:`.child.Child`): :meth:`ask` sends
+    the options, :meth:`result` waits for its reply, :meth:`cancel` stops it. With
+    ``preimport`` (anywhere but at the command's start, where the process has one thread) the
+    modules the child runs are imported before the fork."""
 
     def __init__(self, data: bytes, preimport: bool = True) -> None:
         if preimport:  # a process with other threads: the child imports nothing (a lock
@@ -175,43 +149,24 @@ class PlanChild:
             import jax_use_donated.analysis.report
             import jax_use_donated.planning  # noqa: F401
         self.data = data
-        requests_read, requests_write = os.pipe()
-        replies_read, replies_write = os.pipe()
-        # Python 3.12+ warns of fork() in a multi-threaded process, and JAX (if imported)
-        # warns of any fork; the child runs Python code of this package only.
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            pid = os.fork()
-        if pid == 0:
-            code = 1
-            try:
-                os.close(requests_write)
-                os.close(replies_read)
-                _planner(data, requests_read, replies_write)
-                code = 0
-            except BaseException:  # the parent sees a missing reply
-                pass
-            finally:
-                os._exit(code)
-        os.close(requests_read)
-        os.close(replies_write)
-        self.pid: int | None = pid
-        self.requests = requests_write
-        self.replies = replies_read
+        self.child = Child(lambda link: _planner(data, link))
 
-    def ask(self, passes: Sequence[PlanOptions], report: bool) -> None:
+    @property
+    def pid(self) -> int | None:
+        """The child's process id until it is reaped."""
+        return self.child.pid
+
+    def ask(self, passes: Sequence[PlanOptions], report: ReportStyle | None) -> None:
         from dataclasses import asdict
 
-        payload = json.dumps({"passes": [asdict(p) for p in passes], "report": report})
-        with contextlib.suppress(OSError):  # the child is gone: result() says so
-            _send(self.requests, payload.encode())
+        payload = json.dumps({"passes": [asdict(p) for p in passes],
+                              "report": report.to_json() if report is not None else None})
+        self.child.send(payload.encode())  # the child is gone: result() says so
 
     def result(self) -> dict[str, Any]:
         """The child's :func:`plan_text` result; :class:`Declined` when it has none."""
         try:
-            reply = _receive(self.replies)
-        except OSError:
-            reply = None
+            reply = self.child.receive()
         finally:
             self.cancel()
         if reply is None:
@@ -223,15 +178,7 @@ class PlanChild:
 
     def cancel(self) -> None:
         """Stop the child (done, or the route gave up) and close the pipes."""
-        if self.pid is not None:
-            with contextlib.suppress(OSError):
-                os.kill(self.pid, signal.SIGKILL)
-            for fd in (self.requests, self.replies):
-                with contextlib.suppress(OSError):
-                    os.close(fd)
-            pid, self.pid = self.pid, None
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, 0)
+        self.child.cancel()
 
 
 EARLY: PlanChild | None = None
@@ -309,83 +256,6 @@ def discard_early() -> None:
 # This process: parse, check, print, rewrite
 
 
-class SignatureBuilder:
-    """A function's signature line rebuilt from its argument attribute dictionaries as jaxlib
-    prints them one by one: ``head %arg0: T0 {d0}, %arg1: T1, ... tail`` (an empty dictionary
-    is not printed). Used only where it rebuilds the line jaxlib printed before the rewrite,
-    byte for byte (:meth:`check`); 20 ms instead of 75 ms for
-    :func:`.print_ahead.signature_line` on a train step's 8,700 arguments.
-
-    Before: ``func.func public @main(%arg0: tensor<4xf32> {tf.aliasing_output = 0 : i32}) -> ...``;
-    after a rewrite of ``arg_attrs``: the same line with ``{tf.aliasing_output = 1 : i32}``."""
-
-    def __init__(self, head: str, args: list[str], tail: str) -> None:
-        self.head, self.args, self.tail = head, args, tail
-
-    @staticmethod
-    def _dicts(func: Any) -> list[str]:
-        attrs = func.attributes["arg_attrs"]
-        return [str(attrs[i]) for i in range(len(attrs))]
-
-    def build(self, dicts: list[str]) -> str:
-        parts = [a if d == "{}" else f"{a} {d}" for a, d in zip(self.args, dicts, strict=True)]
-        return self.head + ", ".join(parts) + self.tail
-
-    def line(self, func: Any) -> str:
-        """The signature line of ``func`` as it is now."""
-        return self.build(self._dicts(func))
-
-    @classmethod
-    def check(cls, func: Any, line: str) -> SignatureBuilder | None:
-        """A builder for ``func``, whose signature line is ``line``, or ``None`` where it
-        would not rebuild ``line`` exactly."""
-        from jax_use_donated.adapters.jaxlib_ir import symbol_name
-
-        try:
-            op = func.operation
-            if "arg_attrs" not in op.attributes:
-                return None
-            block = op.regions[0].blocks[0]
-            types: dict[Any, str] = {}
-            args = []
-            for i, arg in enumerate(block.arguments):
-                t = arg.type
-                text = types.get(t)
-                if text is None:
-                    text = types[t] = str(t)
-                args.append(f"%arg{i}: {text}")
-            name = symbol_name(op)
-            start = line.find(f"@{name}(")
-            if start < 0:
-                return None
-            head = line[:start + len(name) + 2]
-            dicts = cls._dicts(op)
-            if len(dicts) != len(args):
-                return None
-            joined = cls(head, args, "").build(dicts)
-            if not line.startswith(joined):
-                return None
-            builder = cls(head, args, line[len(joined):])
-            return builder if builder.build(dicts) == line else None
-        except Exception:  # then signature_line prints it
-            return None
-
-
-def _signature_span(text: str, name: str) -> tuple[int, int] | None:
-    """Where ``@name``'s signature line lies in jaxlib's ``text`` of a module (``  func.func
-    ... @name(...) ... {``, without its indentation); ``None`` unless exactly once."""
-    found: list[tuple[int, int]] = []
-    needle = f" @{name}("
-    at = text.find(needle)
-    while at >= 0:
-        start = text.rfind("\n", 0, at) + 1
-        if text.startswith("  func.func ", start):
-            end = text.find("\n", at)
-            found.append((start + 2, end if end >= 0 else len(text)))
-        at = text.find(needle, at + 1)
-    return found[0] if len(found) == 1 else None
-
-
 def plan_options(passes: Sequence[Any]) -> list[PlanOptions]:
     """The options of an attribute-only pipeline (both routes of the jaxlib path run these);
     :class:`Declined` for any other."""
@@ -410,7 +280,7 @@ def plan_options(passes: Sequence[Any]) -> list[PlanOptions]:
     return out
 
 
-def run_beside_planner(data: bytes, passes: Sequence[Any], report: bool,
+def run_beside_planner(data: bytes, passes: Sequence[Any], report: ReportStyle | None,
                        allow_unregistered: bool, timings: dict[str, float]
                        ) -> tuple[Outcome, str]:
     """The outcome and output text of ``passes`` on ``data`` (see the module docstring).
@@ -426,7 +296,7 @@ def run_beside_planner(data: bytes, passes: Sequence[Any], report: bool,
         make_context,
         parse,
     )
-    from jax_use_donated.opt.print_ahead import signature_line
+    from jax_use_donated.opt.signatures import Splicer
 
     options = plan_options(passes)
     if not hasattr(os, "fork"):
@@ -457,9 +327,8 @@ def run_beside_planner(data: bytes, passes: Sequence[Any], report: bool,
         del printed
         timings["print"] = time.perf_counter() - mark
         functions = {symbol_name(f): f for f in functions_with_donors(module)}
-        spans = {name: _signature_span(text, name) for name in functions}
-        builders = {name: SignatureBuilder.check(functions[name], text[span[0]:span[1]])
-                    for name, span in spans.items() if span is not None}
+        splicer = Splicer(functions)
+        splicer.locate(text)
         mark = time.perf_counter()
         result = child.result()
         timings["wait"] = time.perf_counter() - mark
@@ -471,20 +340,12 @@ def run_beside_planner(data: bytes, passes: Sequence[Any], report: bool,
     if result["with_donors"] != list(functions):
         raise Declined("jaxlib finds donors in other functions than the text reader", module)
     rewrites = result["rewrites"]
-    if any(spans[name] is None for name in rewrites):
+    if not splicer.locate(text, rewrites):
         raise Declined("a signature line is not found once in jaxlib's text", module)
     mark = time.perf_counter()
-    edits: list[tuple[int, int, str]] = []
     for name, (pairs, donors) in rewrites.items():
-        func = functions[name]
-        span = spans[name]
-        assert span is not None
-        builder = builders.get(name)
-        set_arg_donations(func, {int(a): r for a, r in pairs.items()}, donors)
-        edits.append((*span, builder.line(func) if builder is not None
-                      else signature_line(func)))
-    for start, end, line in sorted(edits, reverse=True):
-        text = text[:start] + line + text[end:]
+        set_arg_donations(functions[name], {int(a): r for a, r in pairs.items()}, donors)
+    text = splicer.splice(text, rewrites)
     timings["rewrite"] = time.perf_counter() - mark
     outcome = Outcome(text, [Diagnostic(severity, message, SourceLoc(loc, name))
                              for severity, message, loc, name in result["warnings"]],

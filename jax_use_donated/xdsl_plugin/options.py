@@ -25,9 +25,13 @@ from xdsl.utils.arg_spec import ArgSpec, ArgSpecConvertible
 T = TypeVar("T")
 
 
-def option(default: T, doc: str) -> T:
-    """A dataclass field with ``default`` and a one-line meaning shown by ``--help``."""
-    return dataclasses.field(default=default, metadata={"doc": doc})
+def option(default: T, doc: str, bare: object = None,
+           aliases: dict[object, object] | None = None) -> T:
+    """A dataclass field with ``default`` and a one-line meaning shown by ``--help``;
+    ``bare``: the value of the option written alone (``{report}``); ``aliases``: other
+    spellings of values (``{True: "text"}`` reads ``report=true`` as ``report=text``)."""
+    return dataclasses.field(default=default,
+                             metadata={"doc": doc, "bare": bare, "aliases": aliases or {}})
 
 
 def kebab(name: str) -> str:
@@ -60,6 +64,11 @@ class KebabOptions(ArgSpecConvertible):
             if field is None:
                 raise ValueError(f"{cls.name}: unknown option '{kebab(key)}'; options: "
                                  f"{', '.join(fields) or '(none)'}")
+            if values == () and field.metadata.get("bare") is not None:
+                values = (field.metadata["bare"],)
+            aliases = field.metadata.get("aliases") or {}
+            if len(values) == 1 and values[0] in aliases:
+                values = (aliases[values[0]],)
             given[field.name] = _checked(cls.name, kebab(key), values, hints[field.name])
         return super().from_spec(ArgSpec(spec.name, given))
 

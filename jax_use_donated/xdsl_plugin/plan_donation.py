@@ -8,6 +8,7 @@ only rewrites the IR and turns the core's verdicts into diagnostics.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -47,7 +48,9 @@ from jax_use_donated.analysis.liveness import Liveness, ProducedBy
 from jax_use_donated.analysis.model import Donation, DonationKind, FunctionModel
 from jax_use_donated.analysis.orderings import ORDERING_NAMES, Ordering, ordering_model
 from jax_use_donated.analysis.plan import DonationPlan, Reason, compat_key
+from jax_use_donated.analysis.report import ReportedPlan, ReportStyle, render
 from jax_use_donated.analysis.xla_fallback import XlaFallback
+from jax_use_donated.diagnostics import input_name
 from jax_use_donated.planning import (
     FrontEnd,
     Planned,
@@ -66,16 +69,16 @@ OrderingOption = Literal["auto", "xla-cpu", "xla-cpu-region", "xla-gpu", "xla-gp
 ``auto`` (the mode's: ``dataflow`` for alias, ``program`` for materialize)."""
 assert set(get_args(OrderingOption)) == {"auto", *ORDERING_NAMES}
 
-_PLAN_SINK: ContextVar[list[tuple[FunctionModel, DonationPlan]] | None] = ContextVar(
+_PLAN_SINK: ContextVar[list[ReportedPlan] | None] = ContextVar(
     "jax_use_donated_plans", default=None
 )
 
 
 @contextmanager
-def record_plans() -> Iterator[list[tuple[FunctionModel, DonationPlan]]]:
-    """Collect ``(model, plan)`` of every function the passes plan inside the block (the
-    driver's ``--donation-report`` reads them)."""
-    plans: list[tuple[FunctionModel, DonationPlan]] = []
+def record_plans() -> Iterator[list[ReportedPlan]]:
+    """Collect ``(model, plan, warned)`` of every function the passes plan inside the block
+    (the driver's ``--donation-report`` reads them)."""
+    plans: list[ReportedPlan] = []
     token = _PLAN_SINK.set(plans)
     try:
         yield plans
@@ -83,11 +86,45 @@ def record_plans() -> Iterator[list[tuple[FunctionModel, DonationPlan]]]:
         _PLAN_SINK.reset(token)
 
 
-def record_plan(fn: FunctionModel, plan: DonationPlan) -> None:
-    """Hand ``(fn, plan)`` to the innermost :func:`record_plans` block, if any."""
+def record_plan(fn: FunctionModel, plan: DonationPlan, warned: bool = True) -> None:
+    """Hand ``(fn, plan, warned)`` to the innermost :func:`record_plans` block, if any."""
     plans = _PLAN_SINK.get()
     if plans is not None:
-        plans.append((fn, plan))
+        plans.append(ReportedPlan(fn, plan, warned))
+
+
+ReportOption = Literal["none", "text", "verbose", "json"]
+"""The passes' ``report=`` option: ``none``, the text report (``text``, also a bare
+``report`` or ``report=true``), the text with explanations (``verbose``), ``json``."""
+
+REPORT_DOC = ("print the donation report to stderr (xdsl-opt): text (a bare 'report' or "
+              "report=true), verbose (with explanations), json; in jax-donate-opt the same as "
+              "--donation-report")
+REPORT_ALIASES: dict[object, object] = {True: "text", False: "none"}
+
+
+@contextmanager
+def reporting(report: ReportOption) -> Iterator[None]:
+    """Run a pass's planning inside: its plans go to the driver's :func:`record_plans`
+    block; without one (``xdsl-opt``) and with ``report`` set, the pass prints the report
+    to stderr after it (the one ``jax-donate-opt --donation-report`` prints)."""
+    outer = _PLAN_SINK.get()
+    mine: list[ReportedPlan] = []
+    token = _PLAN_SINK.set(mine)
+    done = False
+    try:
+        yield
+        done = True
+    finally:
+        _PLAN_SINK.reset(token)
+        if outer is not None:
+            outer.extend(mine)
+        elif report != "none" and (mine or done):
+            style = ReportStyle("json" if report == "json" else "text", report == "verbose",
+                                input_name())
+            sys.stdout.flush()
+            sys.stderr.write(render(mine, style))
+            sys.stderr.flush()
 
 
 def fail(message: str, anchor: Operation, module: Operation) -> PassFailedException:
@@ -173,7 +210,11 @@ class JaxPlanDonation(KebabOptions, ModulePass):
     * ``ordering=xla-cpu-region`` (alias only): the backend's copy-insertion model
       (:mod:`jax_use_donated.analysis.orderings`: ``xla-cpu`` = ``dataflow``, the default;
       ``xla-cpu-region`` for ``xla_cpu_copy_insertion_use_region_analysis``; ``xla-gpu``,
-      ``xla-gpu-region``, ``tpu`` unverified); ``program`` with mode=materialize.
+      ``xla-gpu-region``, ``tpu`` unverified); ``program`` with mode=materialize;
+    * ``report`` (``report=text``, ``verbose``, ``json``): print the donation report
+      (:mod:`jax_use_donated.analysis.report`) to stderr after the pass in ``xdsl-opt``, e.g.
+      ``xdsl-opt -f jax -t jax step.mlir -p 'jax-plan-donation{report}'``; in
+      ``jax-donate-opt`` the same as ``--donation-report``.
     """
 
     name = "jax-plan-donation"
@@ -196,6 +237,7 @@ class JaxPlanDonation(KebabOptions, ModulePass):
     ordering: OrderingOption = option(
         "auto", "copy-insertion model: xla-cpu (= dataflow), xla-cpu-region, xla-gpu, "
         "xla-gpu-region, tpu (alias); program (materialize); auto: the mode's")
+    report: ReportOption = option("none", REPORT_DOC, bare="text", aliases=REPORT_ALIASES)
 
     @property
     def rewrites_signatures_only(self) -> bool:
@@ -236,7 +278,8 @@ class JaxPlanDonation(KebabOptions, ModulePass):
                 "(fusion-safe=true) would compute wrongly; choose one")
         front = (_AliasFront(self, op) if self.mode == "alias"
                  else _MaterializeFront(self, op))
-        plan_functions(front)
+        with reporting(self.report):
+            plan_functions(front)
 
     @property
     def plan_options(self) -> PlanOptions:
@@ -511,7 +554,7 @@ class _XdslFront(FrontEnd[FuncOp]):
         raise _from_donation_error(err, func, self.module) from None
 
     def planned(self, item: Planned[FuncOp]) -> None:
-        record_plan(item.fn, item.plan)
+        record_plan(item.fn, item.plan, warned=not self.options.verify)
 
     def refuse(self, func: FuncOp, fn: FunctionModel, plan: DonationPlan) -> None:
         raise fail(StrictDonationError(fn, plan).message, func, self.module)
@@ -646,6 +689,7 @@ class JaxVerifyDonation(KebabOptions, ModulePass):
                       "xla-gpu-region", "tpu"] = option(
         "dataflow", "dataflow (= xla-cpu): XLA's data-dependence order; program: block order "
         "(after bufferization); xla-cpu-region, xla-gpu, xla-gpu-region, tpu")
+    report: ReportOption = option("none", REPORT_DOC, bare="text", aliases=REPORT_ALIASES)
 
     rewrites_signatures_only = True
     """It changes nothing (see :attr:`JaxPlanDonation.rewrites_signatures_only`)."""
@@ -656,8 +700,9 @@ class JaxVerifyDonation(KebabOptions, ModulePass):
                 f"{self.name}: unknown ordering '{self.ordering}'; expected one of "
                 f"{', '.join(ORDERING_NAMES)}")
         ordering: Ordering = self.ordering
-        plan_functions(_XdslFront(PlanOptions(ordering, keep_existing_aliases=True,
-                                              verify=True), op))
+        with reporting(self.report):
+            plan_functions(_XdslFront(PlanOptions(ordering, keep_existing_aliases=True,
+                                                  verify=True), op))
 
 
 def donated_block_args(func: FuncOp) -> list[BlockArgument]:
@@ -676,4 +721,5 @@ __all__ = [
     "existing_destinations",
     "record_plan",
     "record_plans",
+    "reporting",
 ]

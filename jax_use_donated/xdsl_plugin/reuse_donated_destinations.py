@@ -89,7 +89,14 @@ from jax_use_donated.analysis.xla_fallback import XlaFallback
 from jax_use_donated.diagnostics import Diagnostic, emit
 from jax_use_donated.planning import FrontEnd, Planned, PlanOptions, plan_functions
 from jax_use_donated.xdsl_plugin.options import KebabOptions, option
-from jax_use_donated.xdsl_plugin.plan_donation import fail, record_plan
+from jax_use_donated.xdsl_plugin.plan_donation import (
+    REPORT_ALIASES,
+    REPORT_DOC,
+    ReportOption,
+    fail,
+    record_plan,
+    reporting,
+)
 
 WRITABLE = "bufferization.writable"
 
@@ -248,9 +255,12 @@ class JaxReuseDonatedDestinations(KebabOptions, ModulePass):
                           "of unknown effects, is an error, not a warning")
     temporaries: bool = option(True, "donors also host temporaries before their final "
                                "result (false: result chains only)")
+    report: ReportOption = option("none", REPORT_DOC, bare="text",
+                                  aliases=REPORT_ALIASES)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        plan_functions(_DestinationsFront(self, op))
+        with reporting(self.report):
+            plan_functions(_DestinationsFront(self, op))
         for loop in [o for o in op.walk() if o.name == "scf.for"]:
             self._rewrite_loop(loop, op)
 

@@ -337,6 +337,18 @@ def _switch(x, i):
     return lax.switch(i, [jnp.sin, jnp.cos, lambda v: v + 1.0], x)
 
 
+@program("cond_constant_state", _f32(4), _i32(), _f32(4), donate_argnums=(0, 1))
+def _cond_constant_state(acc, count, g):
+    # a constant predicate: XLA keeps the branch it takes (optax.MultiSteps lowers so)
+    return lax.cond(True, lambda a, c: (a + g, c + 1), lambda a, c: (a * 2.0, c), acc, count)
+
+
+@program("cond_state_machine", _f32(4), _i32(), _f32(4), donate_argnums=(0, 1))
+def _cond_state_machine(acc, count, g):
+    return lax.cond(count < 1, lambda a, c: (a + g, c + 1),
+                    lambda a, c: (jnp.zeros_like(a), jnp.zeros_like(c)), acc, count)
+
+
 @program("nested_control_flow", _f32(4), _i32())
 def _nested_cf(x, n):
     def body(i, c):
@@ -777,6 +789,25 @@ def _shmap_scan_collective(x):
 
 
 _multi("shard_map_scan_ppermute", _shmap_scan_collective, lambda: _f32(8))
+
+
+def _shmap_dp_step(w, x):
+    mesh = _mesh((4,), ("x",))
+
+    def body(w, x):
+        g = jax.grad(lambda w: jnp.mean(jnp.tanh(x @ w) ** 2))(w)
+        return w - 0.1 * lax.psum(g, "x")
+
+    return jax.shard_map(body, mesh=mesh, in_specs=(P(), P("x")), out_specs=P())(w, x)
+
+
+_multi(
+    "shard_map_dp_step",
+    _shmap_dp_step,
+    _sharded((8, 8), P(), (4,), ("x",)),
+    _sharded((16, 8), P("x"), (4,), ("x",)),
+    donate_argnums=(0,),
+)
 
 
 def _sharded_train_step(w, x):
