@@ -1631,8 +1631,8 @@ class AdviceRow:
 
 def run_advice(variant: Variant, label: str, donate: tuple[int, ...] | None) -> AdviceRow:
     """Advise ``variant``'s flat step re-jitted with ``donate`` (``None``: as written)."""
+    from jax_use_donated.analysis.picture import Footprint
     from jax_use_donated.dropin.advice import advise_call
-    from jax_use_donated.dropin.variants import Footprint
 
     t0 = time.perf_counter()
     step, args = variant.make(False)
@@ -1657,7 +1657,7 @@ def run_advice(variant: Variant, label: str, donate: tuple[int, ...] | None) -> 
 
 def _where(advice: Any) -> str:
     """The applied suggestions grouped by path prefix: ``opt_state[0].mu (6 leaves)``."""
-    from jax_use_donated.dropin.calls import group_paths
+    from jax_use_donated.analysis.picture import group_paths
 
     applied = list(advice.applied)
     if not applied:

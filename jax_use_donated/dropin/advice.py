@@ -39,9 +39,9 @@ from typing import TYPE_CHECKING, Any
 
 from jax_use_donated.analysis.advice import Action, donor_advice
 from jax_use_donated.analysis.model import Arg, Placement, Result
+from jax_use_donated.analysis.picture import group_paths
 from jax_use_donated.analysis.plan import single_device_placement
 from jax_use_donated.dropin import extensions
-from jax_use_donated.dropin.calls import group_paths
 from jax_use_donated.dropin.explain import _size
 from jax_use_donated.dropin.records import CallPlan, LoweringRecord
 from jax_use_donated.dropin.variants import (

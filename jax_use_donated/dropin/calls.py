@@ -11,10 +11,9 @@ by prefix for pictures and tables of many leaves::
 
 from __future__ import annotations
 
-import re
 import threading
 import weakref
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -91,50 +90,5 @@ def recall(plan: Any) -> tuple[Any, list[Any], dict[str, Any]]:
                           "step.plan(*args), so the call it describes is unknown: use "
                           "jud.plan(step, *args).plot(), or jud.advise(step, *args).plot()")
     return entry[1]()
-
-
-_TOKEN = re.compile(r"\[[^\]]*\]|\.[^.\[\]]+|[^.\[\]]+")
-
-
-def path_tokens(path: str) -> list[str]:
-    """``opt[0].mu['w']`` -> ``['opt', '[0]', '.mu', "['w']"]``."""
-    return _TOKEN.findall(path) or [path]
-
-
-def _natural(text: str) -> list[Any]:
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text)]
-
-
-def group_paths(paths: Iterable[str], max_groups: int) -> dict[str, str]:
-    """Each path's group, at most ``max_groups`` of them: the path prefix at the deepest level
-    that gives at most that many; when that level is coarse (a few groups) and the next has
-    too many (``params['layer0']`` ... ``params['layer499']``), runs of consecutive next-level
-    prefixes, labelled ``params['layer0'] … ['layer24']``."""
-    toks = {p: path_tokens(p) for p in paths}
-    deepest = max((len(t) for t in toks.values()), default=1)
-    chosen = 1
-    for d in range(1, deepest + 1):
-        if len({"".join(t[:d]) for t in toks.values()}) > max_groups:
-            break
-        chosen = d
-    coarse = {p: "".join(t[:chosen]) for p, t in toks.items()}
-    if chosen >= deepest or len(set(coarse.values())) > max_groups // 2:
-        return coarse
-    finer = {p: tuple(t[:chosen + 1]) for p, t in toks.items()}
-    children = sorted(set(finer.values()), key=lambda t: _natural("".join(t)))
-    parents: dict[str, list[tuple[str, ...]]] = {}
-    for c in children:  # runs never cross a coarse group
-        parents.setdefault("".join(c[:chosen]), []).append(c)
-    size = -(-len(children) // max(1, max_groups - len(parents)))
-    label: dict[tuple[str, ...], str] = {}
-    for members in parents.values():
-        for i in range(0, len(members), size):
-            run = members[i:i + size]
-            first, last = run[0], run[-1]
-            name = ("".join(first) if len(run) == 1
-                    else f"{''.join(first)} … {''.join(last[chosen:])}")
-            for c in run:
-                label[c] = name
-    return {p: label[finer[p]] for p in toks}
 
 

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from jax_use_donated.analysis.picture import Footprint
 from jax_use_donated.dropin import calls, jax_internals, records
 from jax_use_donated.dropin.calls import _is_array, abstract
 from jax_use_donated.dropin.jax_internals import MARKER
@@ -35,29 +36,6 @@ from jax_use_donated.dropin.options import PlannerOptions
 from jax_use_donated.dropin.records import CallPlan, LoweringRecord
 
 REGION_OPTION = "xla_cpu_copy_insertion_use_region_analysis"
-
-
-@dataclass(frozen=True)
-class Footprint:
-    """``compiled.memory_analysis()`` in bytes: the footprint is arguments + outputs - aliased
-    + temporaries (``docs``: the measure every benchmark of this project uses)."""
-
-    arguments: int
-    outputs: int
-    aliased: int
-    temporaries: int
-
-    @property
-    def total(self) -> int:
-        return self.arguments + self.outputs - self.aliased + self.temporaries
-
-    @classmethod
-    def of(cls, compiled: Any) -> Footprint:
-        m = compiled.memory_analysis()
-        if m is None:
-            raise RuntimeError("the backend reports no memory_analysis() for this executable")
-        return cls(int(m.argument_size_in_bytes), int(m.output_size_in_bytes),
-                   int(m.alias_size_in_bytes), int(m.temp_size_in_bytes))
 
 
 @dataclass
