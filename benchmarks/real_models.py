@@ -1574,6 +1574,166 @@ def chart(rows: list[Row], path: Path) -> None:
     fig.savefig(path, dpi=90)
 
 
+# ------------------------------------------------------------------------------- advice
+
+ADVICE_CASES: list[tuple[str, str, tuple[int, ...] | None]] = [
+    ("linen_mlp", "as written: params, opt_state", None),
+    ("linen_mlp", "params only", (0,)),
+    ("nnx_functional", "as written: params, opt_state", None),
+    ("nnx_functional", "params only", (0,)),
+    ("linen_lm", "as written: params, opt_state", None),
+    ("linen_lm", "params only", (0,)),
+    ("linen_transformer", "as written: params, opt_state", None),
+    ("linen_transformer", "params only", (0,)),
+    ("grad_accum", "as written: params, opt_state, acc", None),
+    ("grad_accum", "params, opt_state (acc kept)", (0, 1)),
+    ("ema_train", "as written: params, ema, opt_state", None),
+    ("ema_train", "params only", (0,)),
+    ("adamw_apply", "as written: params, opt_state, grads", None),
+    ("adamw_apply", "params only", (0,)),
+    ("adam_deep_reordered", "as written: params, m, v", None),
+    ("adam_deep_reordered", "params only", (0,)),
+    ("optax_multisteps", "as written: params, opt_state", None),
+    ("optax_multisteps", "params only (optimizer state not donated)", (0,)),
+    ("easylm_llama", "as written: train_state, rng", None),
+    ("t5x_microbatch", "as written: train_state", None),
+    ("levanter_trainer", "as written: state", None),
+    ("kv_decode", "as written: k_cache, v_cache", None),
+    ("kv_decode", "nothing donated", ()),
+    ("kv_decode_loop", "as written: k_cache, v_cache", None),
+]
+"""``jax.jit`` steps advised (flat form): as their users donate, and with less donated
+(a Flax step that donates only the params, an optax step that keeps its optimizer state)."""
+
+
+@dataclass
+class AdviceRow:
+    """One step advised (:func:`run_advice`): ``jax.jit`` side by side with the drop-in."""
+
+    variant: str
+    donated: str
+    jax: int
+    """Footprint in bytes of ``jax.jit`` as the step donates."""
+    jax_region: int
+    ours: int
+    """The drop-in as the step donates (the advice's footprint as called)."""
+    advised: int
+    """The drop-in with every verified suggestion applied (measured)."""
+    jax_hint: int | None
+    """``jax.jit`` with the advice's ``donate_argnums`` (``None``: no advice to apply)."""
+    advice: Any
+    seconds: float
+
+    @property
+    def found(self) -> int:
+        return self.ours - self.advised
+
+
+def run_advice(variant: Variant, label: str, donate: tuple[int, ...] | None) -> AdviceRow:
+    """Advise ``variant``'s flat step re-jitted with ``donate`` (``None``: as written)."""
+    from jax_use_donated.analysis.picture import Footprint
+    from jax_use_donated.dropin.advice import advise_call
+
+    t0 = time.perf_counter()
+    step, args = variant.make(False)
+    info = step._jit_info
+    fun = step.__wrapped__
+    statics = {"static_argnums": info.static_argnums, "static_argnames": info.static_argnames}
+    jitted = step if donate is None else jax.jit(fun, donate_argnums=donate, **statics)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = Footprint.of(jitted.lower(*args).compile()).total
+        region = Footprint.of(jitted.lower(*args).compile(
+            compiler_options=COMPILES["region"])).total
+        advice = advise_call(jitted, args)
+        jax_hint = None
+        if advice.applied:
+            hinted = jax.jit(fun, donate_argnums=advice.donate_argnums,
+                             donate_argnames=advice.donate_argnames or None, **statics)
+            jax_hint = Footprint.of(hinted.lower(*args).compile()).total
+    return AdviceRow(variant.name, label, plain, region, advice.footprint,
+                     advice.footprint_advised, jax_hint, advice, time.perf_counter() - t0)
+
+
+def _where(advice: Any) -> str:
+    """The applied suggestions grouped by path prefix: ``opt_state[0].mu (6 leaves)``."""
+    from jax_use_donated.analysis.picture import group_paths
+
+    applied = list(advice.applied)
+    if not applied:
+        return "-"
+    groups = group_paths(applied, 4)
+    counts: dict[str, int] = {}
+    for path in applied:
+        counts[groups[path]] = counts.get(groups[path], 0) + 1
+    return ", ".join(f"`{g}` ({n})" if n > 1 else f"`{g}`" for g, n in counts.items())
+
+
+def _others(advice: Any) -> str:
+    kinds: dict[str, int] = {}
+    for s in advice.suggestions:
+        if s.action != "donate":
+            kinds[s.action] = kinds.get(s.action, 0) + 1
+    competing = sum(1 for s in advice.suggestions if s.verified and s.path not in advice.applied)
+    text = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
+    if competing:
+        text += (", " if text else "") + f"{competing} competing"
+    return text or "-"
+
+
+def advice_markdown(rows: list[AdviceRow], elapsed: float) -> str:
+    mib = 2**20
+    lines = [
+        "# Real models: what verified advice finds beyond what the step donates",
+        "",
+        f"Generated by `python benchmarks/real_models.py --advice` (jax {jax.__version__}, "
+        f"{jax.default_backend()}, {elapsed:.0f} s). Per `jax.jit` step (flat form), as its "
+        "users donate and with less donated: the footprint in MiB (`memory_analysis()`: "
+        "arguments + outputs - aliased + temporaries) of `jax.jit`, `jax.jit` with region "
+        "analysis, `jax_use_donated.jit` as the step donates, and with every verified "
+        "suggestion of `jud.advise` applied (each suggestion compiled and measured, outputs "
+        "equal bit for bit to the call's, on copies of the arguments; the total compiled "
+        "once more with all of them). **found**: what the advice saves beyond the step's own "
+        "donation; **jax.jit + hint**: plain `jax.jit` with the advice's `donate_argnums`. "
+        "**where**: the applied suggestions by path prefix; **other**: donated leaves the "
+        "advice can only explain (`none`), or fix by a change to the function "
+        "(`restructure`, `reorder`: predicted, not verified), and verified suggestions that "
+        "compete for a result another one takes.",
+        "",
+        "| step | donated | jax.jit | jax.jit region | jud.jit | jud.jit + advice | found "
+        "| jax.jit + hint | verified | where | other | compiles | s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        a = r.advice
+        hint = f"{r.jax_hint / mib:.3f}" if r.jax_hint is not None else "-"
+        lines.append(
+            f"| {r.variant} | {r.donated} | {r.jax / mib:.3f} | {r.jax_region / mib:.3f} "
+            f"| {r.ours / mib:.3f} | {r.advised / mib:.3f} | "
+            + (f"**{r.found / mib:.3f}**" if r.found else "0") + f" | {hint} "
+            f"| {len(a.applied)} | {_where(a)} | {_others(a)} | {a.compiles} "
+            f"| {r.seconds:.0f} |")
+    found = [r for r in rows if r.found]
+    none = [r for r in rows if not r.found]
+    lines += [
+        "",
+        f"Advice finds memory in {len(found)} of {len(rows)} steps: "
+        + "; ".join(f"{r.variant} ({r.donated}) {r.found / mib:.3f} MiB" for r in found) + ".",
+        "",
+        "Nothing left in " + "; ".join(f"{r.variant} ({r.donated})" for r in none) + ".",
+        "",
+        "Every suggestion's outputs equal the call's: "
+        + ("yes" if all(r.advice.results_equal for r in rows) else "**no**") + ".",
+        "",
+        "## The advice, step by step",
+        "",
+    ]
+    for r in rows:
+        lines += [f"### {r.variant}, {r.donated}", "", "```", str(r.advice), "```", ""]
+    text = "\n".join(lines).replace(str(Path(__file__).resolve().parent.parent) + "/", "")
+    return re.sub(r"/\S*/site-packages/", "site-packages/", text)
+
+
 def _host_devices(argv: list[str] | None) -> bool:
     """Whether this process has (or, for a command-line run, will have) the host devices of
     the multi-device variants. The device count is read when JAX starts its CPU client: a
@@ -1603,7 +1763,14 @@ def main(argv: list[str] | None = None) -> int:
                              "the full run, none for a partial one)")
     parser.add_argument("--no-dropin", action="store_true",
                         help="skip the drop-in as it runs (plan, warnings, footprint)")
+    parser.add_argument("--advice", action="store_true",
+                        help="only the advice study (ADVICE_CASES): what jud.advise finds "
+                             "beyond what each step donates; writes "
+                             "results/real_models_advice.md (with --only: the chosen steps, "
+                             "no file unless --out)")
     ns = parser.parse_args(argv)
+    if ns.advice:
+        return _advice_main(ns)
     every = VARIANTS + PUBLIC_VARIANTS
     chosen = every + (catalogue_variants() if ns.catalogue else [])
     if ns.only:
@@ -1649,6 +1816,29 @@ def main(argv: list[str] | None = None) -> int:
         print(f"numbers differ: {', '.join(differ)}")
         return 1
     return 0
+
+
+def _advice_main(ns: argparse.Namespace) -> int:
+    by_name = {v.name: v for v in VARIANTS + PUBLIC_VARIANTS}
+    by_name["adamw_apply"] = Variant("adamw_apply", "optax", True, _adamw_apply,
+                                     "optax.adamw's update alone, gradients given")
+    cases = [c for c in ADVICE_CASES if not ns.only or c[0] in set(ns.only.split(","))]
+    t0 = time.perf_counter()
+    rows = []
+    for name, label, donate in cases:
+        row = run_advice(by_name[name], label, donate)
+        rows.append(row)
+        print(f"{name:22} {label:44} jax {row.jax:9} ours {row.ours:9} advised "
+              f"{row.advised:9} found {row.found:8} ({len(row.advice.applied)} applied, "
+              f"{row.advice.compiles} compiles, {row.seconds:.1f} s)", flush=True)
+    text = advice_markdown(rows, time.perf_counter() - t0)
+    out = ns.out
+    if out is None and not ns.only:
+        out = str(Path(__file__).parent / "results" / "real_models_advice.md")
+    if out is not None:
+        Path(out).write_text(text)
+        print(f"wrote {out}")
+    return 0 if all(r.advice.results_equal for r in rows) else 1
 
 
 if __name__ == "__main__":

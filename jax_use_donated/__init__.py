@@ -13,12 +13,15 @@ from jax_use_donated.diagnostics import (
 
 if TYPE_CHECKING:
     from jax_use_donated.dropin import (
+        Advice,
         CallPlan,
         DonatingJit,
         DonationReport,
         DonorRow,
         LeafDonation,
         PlannerOptions,
+        Suggestion,
+        advise,
         enabled,
         explain,
         install,
@@ -33,9 +36,9 @@ if TYPE_CHECKING:
 # The jit front end imports JAX (about 3 s); the opt driver, the xDSL pass and `xdsl-opt`'s
 # entry point import this package too and must not pay for it: load lazily.
 _LAZY = frozenset({
-    "CallPlan", "DonatingJit", "DonationReport", "DonorRow", "LeafDonation", "PlannerOptions",
-    "enabled", "explain", "install", "installed", "is_planned", "jit", "plan", "recent_plans",
-    "uninstall",
+    "Advice", "CallPlan", "DonatingJit", "DonationReport", "DonorRow", "LeafDonation",
+    "PlannerOptions", "Suggestion", "advise", "enabled", "explain", "install", "installed",
+    "is_planned", "jit", "plan", "recent_plans", "uninstall",
 })
 
 
@@ -50,6 +53,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "Advice",
     "CallPlan",
     "DonatingJit",
     "DonationError",
@@ -58,8 +62,10 @@ __all__ = [
     "DonorRow",
     "LeafDonation",
     "PlannerOptions",
+    "Suggestion",
     "UnusableDonationWarning",
     "WastedDonationWarning",
+    "advise",
     "enabled",
     "explain",
     "install",

@@ -17,7 +17,7 @@
 // RUN: filecheck %s --check-prefix=JSON < %t.json
 // RUN: jax-donate-opt %s --print-debuginfo -p 'jax-plan-donation{keep-unpaired-donors}' | jax-donate-opt -p jax-verify-donation --donation-report -o /dev/null 2>&1 | filecheck %s --check-prefix=VERIFY
 // RUN: jax-donate-opt %s --donation-report -o /dev/null 2>&1 | filecheck %s --check-prefix=NO-PASS
-// RUN: not jax-donate-opt %s -p jax-plan-donation --donation-report=html=%t.html 2>&1 | filecheck %s --check-prefix=HTML
+// RUN: not jax-donate-opt %s -p jax-plan-donation --donation-report=html 2>&1 | filecheck %s --check-prefix=HTML
 // RUN: not jax-donate-opt %s -p jax-plan-donation --donation-report=yaml 2>&1 | filecheck %s --check-prefix=UNKNOWN
 
 // Each warning once, then the report, which does not repeat them.
@@ -90,7 +90,7 @@
 // VERIFY-NOT:   not reused: the warning
 
 // NO-PASS: donation report: nothing to report: the pipeline has no donation pass (jax-plan-donation, jax-verify-donation, jax-reuse-donated-destinations)
-// HTML: jax-donate-opt: error: argument --donation-report: 'html' is reserved for a later release; use text or json
+// HTML: jax-donate-opt: error: argument --donation-report: 'html' writes a page to a file: name it, e.g. html=report.html
 // UNKNOWN: jax-donate-opt: error: argument --donation-report: unknown report format 'yaml'; expected text, json (optionally =FILE, e.g. json=report.json)
 
 module @jit_step attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {

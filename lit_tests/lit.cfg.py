@@ -38,6 +38,9 @@ config.substitutions.append((r"(?<![\w/.-])filecheck(?![\w-])", tool("filecheck"
 
 config.environment["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
 config.environment["PYTHONWARNINGS"] = "default"
+# A checkout other than the installed one (a worktree) runs its own code: PYTHONPATH=<it>.
+if os.environ.get("PYTHONPATH"):
+    config.environment["PYTHONPATH"] = os.environ["PYTHONPATH"]
 # Keep JAX (used by %roundtrip-jaxlib) quiet and on the CPU.
 config.environment["JAX_PLATFORMS"] = "cpu"
 config.environment["TF_CPP_MIN_LOG_LEVEL"] = "3"

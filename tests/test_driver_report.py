@@ -1,5 +1,5 @@
 """The donation report of ``jax-donate-opt`` and of the passes' ``report`` option: said once,
-the ordering in words, hints, ``--verbose``, JSON, ``FORMAT=FILE``, the reserved ``html``, and
+the ordering in words, hints, ``--verbose``, JSON, ``FORMAT=FILE``, ``html`` without a file, and
 the same bytes from every front end (both paths and routes of ``jax-donate-opt``, ``xdsl-opt``).
 """
 
@@ -139,8 +139,7 @@ def test_unwritable_report_file_fails_before_anything_is_written(tmp_path: Path)
 
 
 @pytest.mark.parametrize(("value", "message"), [
-    ("html", "'html' is reserved for a later release; use text or json"),
-    ("html=page.html", "'html' is reserved for a later release; use text or json"),
+    ("html", "'html' writes a page to a file: name it, e.g. html=report.html"),
     ("yaml", "unknown report format 'yaml'; expected text, json (optionally =FILE, e.g. "
              "json=report.json)"),
     ("json=", "'json=' names no file after '='"),

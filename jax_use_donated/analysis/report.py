@@ -1,5 +1,5 @@
-"""The donation report: ``jax-donate-opt --donation-report[=text|json]`` and the passes'
-``report`` option in ``xdsl-opt``. Every front end (the xDSL path, both routes of the jaxlib
+"""The donation report: ``jax-donate-opt --donation-report[=text|json|html=FILE]`` and the
+passes' ``report`` option in ``xdsl-opt``; the driver's ``--advise`` (:func:`advice_text`). Every front end (the xDSL path, both routes of the jaxlib
 path, the passes in an ``xdsl-opt`` process) renders it here, so they print the same bytes.
 
 The text says each thing once: the warnings (printed before it) say why each donor is not
@@ -15,7 +15,20 @@ explains the ordering and the columns. For ``examples/train_step.mlir``::
     hint: for XLA:CPU with region analysis (jud.jit's default on one CPU device), which orders ...
 
 The JSON form is one document per report, on one line: :data:`SCHEMA`, :data:`VERSION`, the
-input's name, one record per function (:func:`function_record`) and the hints.
+input's name, one record per function (:func:`function_record`) and the hints. The HTML form
+(``--donation-report=html=FILE``, :func:`html_report`) is a self-contained page drawn from the
+same plan records (:mod:`.picture`: a lifetime strip per donated argument; no footprint, since
+nothing is compiled).
+
+``--advise`` (:func:`advise_functions`, :func:`advice_text`) says per function, by the rules of
+:mod:`.advice` under the plan's ordering, which undonated arguments could host a result
+copy-free if donated and what would let each unused donor be reused; predicted from the
+module, never verified (the driver compiles nothing)::
+
+    advice for @main (predicted from the module, unverified: nothing compiled or measured)
+      ordering: XLA's default copy insertion (a donor's other reads must feed the write)
+      argument       action  saves   why
+      batch (%arg2)  donate  16 B    it would host result 1 without a copy (if the caller does not use it after the call)
 """
 
 from __future__ import annotations
@@ -26,9 +39,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
+from jax_use_donated.analysis.advice import PredictedAdvice, predict_advice, with_donors
 from jax_use_donated.analysis.model import FunctionModel, Op
-from jax_use_donated.analysis.orderings import ordering_model
-from jax_use_donated.analysis.plan import Blocker, DonationPlan, DonorVerdict, Reason, compat_key
+from jax_use_donated.analysis.orderings import Ordering, ordering_model
+from jax_use_donated.analysis.picture import html_page, module_picture
+from jax_use_donated.analysis.plan import (
+    Blocker,
+    DonationPlan,
+    DonorVerdict,
+    Reason,
+    compat_key,
+    plan_donation,
+)
 from jax_use_donated.analysis.report_schema import plan_records
 
 SCHEMA = "jax-use-donated/donation-report"
@@ -36,10 +58,36 @@ SCHEMA = "jax-use-donated/donation-report"
 VERSION = 1
 """The JSON document's ``version``: raised whenever a field changes meaning or goes away."""
 
-Format = Literal["text", "json"]
+Format = Literal["text", "json", "html"]
 FORMATS: tuple[Format, ...] = ("text", "json")
-RESERVED_FORMATS = ("html",)
-"""Formats reserved for later (``--donation-report=html=FILE``)."""
+"""Formats printed to stderr or written to a FILE."""
+PAGE_FORMATS: tuple[Format, ...] = ("html",)
+"""Formats written to a FILE only (``--donation-report=html=FILE``)."""
+RESERVED_FORMATS: tuple[str, ...] = ()
+"""Formats reserved for later."""
+
+
+class AdvisedFunction(NamedTuple):
+    """One function's predicted advice (``--advise``): the model, the plan it was predicted
+    against and the entries of :func:`.advice.predict_advice`."""
+
+    fn: FunctionModel
+    plan: DonationPlan
+    advice: list[PredictedAdvice]
+    together: int = 0
+    """Predicted bytes reused beyond the plan with every ``donate`` entry applied at once
+    (planned jointly: entries that compete for one result do not add up)."""
+
+
+def _advised(fn: FunctionModel, plan: DonationPlan, advice: list[PredictedAdvice]
+             ) -> AdvisedFunction:
+    donate = [a.arg for a in advice if a.action == "donate"]
+    together = 0
+    if donate:
+        joint_fn = with_donors(fn, donate)
+        together = (plan_donation(joint_fn, plan.ordering).aliased_bytes(joint_fn)
+                    - plan.aliased_bytes(fn))
+    return AdvisedFunction(fn, plan, advice, together)
 
 
 class ReportedPlan(NamedTuple):
@@ -59,6 +107,9 @@ class ReportStyle:
     format: Format = "text"
     long: bool = False
     input_name: str = "<stdin>"
+    advice: tuple[AdvisedFunction, ...] | None = None
+    """``--advise`` with ``html``: the page carries each function's predicted advice (and the
+    functions without donors that have some)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"format": self.format, "long": self.long, "input_name": self.input_name}
@@ -363,11 +414,97 @@ def json_report(plans: Sequence[ReportedPlan], input_name: str, note: str | None
 
 
 # --------------------------------------------------------------------------------------------
+# Advice (--advise) and the page (--donation-report=html=FILE)
+
+ADVICE_CAVEAT = ("predicted from the module, unverified: nothing compiled or measured; "
+                 "jax_use_donated.advise(f, *args) compiles and measures each suggestion")
+
+
+def advise_functions(plans: Sequence[ReportedPlan], others: Sequence[FunctionModel] = (),
+                     ordering: Ordering = "dataflow") -> list[AdvisedFunction]:
+    """The predicted advice of every planned function (against its plan and ordering), then
+    of each of ``others`` not planned (functions without donors, or a pipeline without a
+    donation pass), planned here under ``ordering``."""
+    out = [_advised(p.fn, p.plan, predict_advice(p.fn, p.plan.ordering, p.plan))
+           for p in plans]
+    planned = {p.fn.name for p in plans}
+    for fn in others:
+        if fn.name in planned:
+            continue
+        plan = plan_donation(fn, ordering)
+        out.append(_advised(fn, plan, predict_advice(fn, ordering, plan)))
+    return out
+
+
+def _advice_row_name(fn: FunctionModel, a: PredictedAdvice) -> str:
+    arg = fn.args[a.arg]
+    return f"{arg.loc.name} (%arg{arg.index})" if arg.loc.name else f"%arg{arg.index}"
+
+
+def advice_text(advised: Sequence[AdvisedFunction], input_name: str = "<stdin>") -> str:
+    """``--advise``'s text: per function its ordering, a table (argument, action, predicted
+    bytes saved, why) and the predicted total; or why there is nothing to advise."""
+    if not advised:
+        return (f"advice for {input_name}: nothing to advise: the module has no public "
+                "function with a body\n")
+    lines: list[str] = []
+    for item in advised:
+        fn, plan = item.fn, item.plan
+        lines.append(f"advice for @{fn.name} ({ADVICE_CAVEAT.split(';')[0]})")
+        lines.append(f"  ordering: {ordering_words(plan.ordering)}")
+        if not item.advice:
+            lines.append("  nothing to advise: every donated argument is reused and no other "
+                         "argument could host a result")
+            continue
+        header = ("argument", "action", "saves", "why")
+        rows = [(_advice_row_name(fn, a), a.action,
+                 format_bytes(a.bytes_saved) if a.bytes_saved else "-",
+                 a.reason + (" (if the caller does not use it after the call)"
+                             if a.action == "donate" else ""))
+                for a in item.advice]
+        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(3)]
+        fmt = "  ".join(f"{{:<{w}}}" for w in widths) + "  {}"
+        lines.append(("  " + fmt.format(*header)).rstrip())
+        lines.extend(("  " + fmt.format(*r)).rstrip() for r in rows)
+        donate = [a for a in item.advice if a.action == "donate"]
+        if donate:
+            lines.append(f"  total: donating the {len(donate)} argument"
+                         f"{'s' if len(donate) != 1 else ''} above together would reuse "
+                         f"{format_bytes(item.together)} more (predicted, planned jointly)")
+    lines.append(f"note: {ADVICE_CAVEAT}")
+    return "\n".join(lines) + "\n"
+
+
+def html_report(plans: Sequence[ReportedPlan], input_name: str,
+                advised: Sequence[AdvisedFunction] | None = None) -> str:
+    """The page of ``plans`` (:func:`.picture.html_page`): per function the plan record the
+    JSON report writes, drawn as a lifetime strip per donated argument; with ``advised``
+    (``--advise``) the predicted advice too, and the functions without donors it advises."""
+    by_name = {a.fn.name: a for a in advised or ()}
+    pictures = []
+    for p in plans:
+        a = by_name.pop(p.fn.name, None)
+        pictures.append(module_picture(p.fn, p.plan, a.advice if a is not None else None,
+                                       plan_records(p.fn, p.plan, function=p.fn.name),
+                                       a.together if a is not None else 0))
+    pictures.extend(module_picture(a.fn, a.plan, a.advice, together=a.together)
+                    for a in by_name.values() if a.advice)
+    notes = [f"{len(plans)} function{'s' if len(plans) != 1 else ''} with donated arguments; "
+             "read from the module file by jax-donate-opt (nothing compiled: footprints "
+             "unavailable, XLA's copies unknown)."]
+    if advised is not None:
+        notes.append(f"Advice: {ADVICE_CAVEAT}.")
+    return html_page(pictures, title=input_name, notes=notes)
+
+
+# --------------------------------------------------------------------------------------------
 # Front door
 
 
 def render(plans: Sequence[ReportedPlan], style: ReportStyle) -> str:
     """The report of ``plans`` in ``style``; with no plan, why there is nothing to report."""
+    if style.format == "html" and (plans or style.advice):
+        return html_report(plans, style.input_name, style.advice)
     if not plans:
         return nothing_to_report(style, NO_DONORS, with_input=True)
     if style.format == "json":
@@ -380,6 +517,8 @@ def nothing_to_report(style: ReportStyle, why: str, with_input: bool) -> str:
     functions and a ``note``)."""
     if style.format == "json":
         return json_report([], style.input_name, note=f"nothing to report: {why}")
+    if style.format == "html":
+        return html_page([], title=style.input_name, notes=[f"Nothing to report: {why}."])
     where = f" for {style.input_name}" if with_input else ""
     return f"donation report{where}: nothing to report: {why}\n"
 
@@ -390,6 +529,7 @@ def donation_report(plans: Sequence[tuple[FunctionModel, DonationPlan]]) -> str:
     return text_report([p if isinstance(p, ReportedPlan) else ReportedPlan(*p) for p in plans])
 
 
-__all__ = ["FORMATS", "SCHEMA", "VERSION", "ReportStyle", "ReportedPlan", "donation_report",
-           "format_bytes", "function_record", "json_report", "nothing_to_report", "render",
+__all__ = ["FORMATS", "PAGE_FORMATS", "SCHEMA", "VERSION", "AdvisedFunction", "ReportStyle",
+           "ReportedPlan", "advice_text", "advise_functions", "donation_report", "format_bytes",
+           "function_record", "html_report", "json_report", "nothing_to_report", "render",
            "text_report"]

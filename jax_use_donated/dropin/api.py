@@ -24,15 +24,18 @@ import warnings
 import weakref
 import zlib
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from jax_use_donated.diagnostics import DonationWarning
-from jax_use_donated.dropin import jax_internals, planner, records
+from jax_use_donated.dropin import calls, extensions, jax_internals, planner, records
 from jax_use_donated.dropin.explain import DonationReport, report_of
 from jax_use_donated.dropin.jax_internals import MARKER
 from jax_use_donated.dropin.options import OptionsError, PlannerOptions
 from jax_use_donated.dropin.records import CallPlan, LoweringRecord
 from jax_use_donated.dropin.xla_truth import ExecutableTruth, read_truth
+
+if TYPE_CHECKING:
+    from jax_use_donated.dropin.advice import Advice
 
 
 class DonatingJit(Protocol):
@@ -49,6 +52,7 @@ class DonatingJit(Protocol):
     def trace(self, *args: Any, **kwargs: Any) -> Any: ...
     def plan(self, *args: Any, **kwargs: Any) -> CallPlan: ...
     def explain(self, *args: Any, **kwargs: Any) -> DonationReport: ...
+    def advise(self, *args: Any, **kwargs: Any) -> Advice: ...
 
 
 class _Unset:
@@ -130,6 +134,8 @@ def _attach(jitted: Any, options: PlannerOptions, token: str, reason: str | None
     functools.update_wrapper(explain_method, explain, assigned=("__doc__",), updated=())
     jitted.plan = plan_method
     jitted.explain = explain_method
+    for name, method in extensions.jit_methods().items():  # advise (.advice)
+        setattr(jitted, name, _bound(method, target))
     jitted.planner_options = options
     jitted.fallback_reason = reason
     jitted.last_plan = None
@@ -139,6 +145,14 @@ def _attach(jitted: Any, options: PlannerOptions, token: str, reason: str | None
         latest = records.records_for(key)
         if latest:
             jitted.last_plan = latest[-1].call_plan()
+
+
+def _bound(method: Callable[..., Any], target: Callable[[], Any]) -> Callable[..., Any]:
+    @functools.wraps(method)
+    def bound(*args: Any, **kwargs: Any) -> Any:
+        return method(target(), *args, **kwargs)
+
+    return bound
 
 
 _WARNED: set[str] = set()
@@ -322,9 +336,12 @@ def plan(fun: Any, *args: Any, **kwargs: Any) -> CallPlan:
     """
     record, name, lowered = _lowered_record(fun, args, kwargs)
     if record is None:  # nothing donated
-        return CallPlan(name, (), {}, ())
-    _truth(record, lowered)
-    return record.call_plan()
+        result = CallPlan(name, (), {}, ())
+    else:
+        _truth(record, lowered)
+        result = record.call_plan()
+    calls.remember(result, fun, args, kwargs)  # for result.plot() / .to_html()
+    return result
 
 
 def explain(fun: Any, *args: Any, **kwargs: Any) -> DonationReport:

@@ -24,6 +24,7 @@ from jax_use_donated.analysis.model import FunctionModel
 from jax_use_donated.analysis.plan import DonationPlan
 from jax_use_donated.analysis.report_schema import problem_of
 from jax_use_donated.analysis.xla_fallback import XlaFallback
+from jax_use_donated.dropin import extensions
 
 if TYPE_CHECKING:
     from jax_use_donated.dropin.names import LeafName
@@ -507,6 +508,19 @@ class CallPlan:
             ordering=self.ordering, measured=self.measured,
             fallback_reason=self.fallback_reason, leaves=leaves,
             parameter_pairs=self.parameter_pairs, buffer_donors=list(self.buffer_donors))
+
+    def plot(self, advice: Any = True) -> Any:
+        """A matplotlib ``Figure``: footprint bars (``jax.jit``, with region analysis, this
+        plan, with the verified advice) and each donated leaf's lifetime over program order
+        (:mod:`jax_use_donated.dropin.picture`); for a plan from ``jud.plan(step, *args)``.
+        ``advice``: an ``Advice`` of this call, ``True`` to compute it, ``False`` to skip its
+        bar. ``jud.plan(step, params, batch).plot().savefig("step.png")``."""
+        return extensions.plan_method("plot")(self, advice)
+
+    def to_html(self, advice: Any = True) -> str:
+        """:meth:`plot` as a self-contained HTML page (inline SVG, the leaf's name, the op
+        and the source line of every mark on hover)."""
+        return extensions.plan_method("to_html")(self, advice)
 
 
 # --------------------------------------------------------------------------------------------

@@ -13,7 +13,12 @@ Everything ``xdsl-opt`` accepts works (``-p``, ``--split-input-file``, ``--verif
   (:mod:`jax_use_donated.analysis.report`: per function the totals, the ordering the plan
   assumes, jax.jit's pairing, a per-donor table, hints; ``--verbose`` explains) to stderr or
   ``FILE``, or says why there is nothing to report; a pass's ``report`` option asks for the
-  same;
+  same; ``--donation-report=html=FILE`` writes it as a self-contained HTML page (a lifetime
+  strip per donated argument, from the same plan records as the JSON);
+* ``--advise`` prints, per public function, which undonated arguments could host a result
+  copy-free if donated and what would let each unused donor be reused, by the rules of
+  :mod:`jax_use_donated.analysis.advice` under the pipeline's ordering (predicted from the
+  module, unverified: nothing is compiled);
 * unregistered ops are allowed automatically while no StableHLO dialect is installed; once it
   is, only with ``--allow-unregistered-dialect``;
 * every diagnostic is MLIR-style, ``file:line:col: error: message`` (the input's name, or
@@ -53,9 +58,12 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from jax_use_donated.analysis.report import (
     FORMATS,
+    PAGE_FORMATS,
     RESERVED_FORMATS,
     Format,
     ReportStyle,
+    advice_text,
+    advise_functions,
     donation_report,
     format_bytes,
     nothing_to_report,
@@ -131,9 +139,15 @@ class ReportRequest:
 
 
 def report_request(value: str) -> ReportRequest:
-    """``text``, ``json``, ``text=FILE``, ``json=FILE`` read as a :class:`ReportRequest`;
-    ``argparse.ArgumentTypeError`` for anything else (``html`` is reserved)."""
+    """``text``, ``json``, ``text=FILE``, ``json=FILE``, ``html=FILE`` read as a
+    :class:`ReportRequest`; ``argparse.ArgumentTypeError`` for anything else (``html`` without
+    a FILE: a page is not for a terminal)."""
     name, sep, path = value.partition("=")
+    if name in PAGE_FORMATS:
+        if not path:
+            raise argparse.ArgumentTypeError(
+                f"'{name}' writes a page to a file: name it, e.g. {name}=report.{name}")
+        return ReportRequest(name, path)
     if name in RESERVED_FORMATS:
         raise argparse.ArgumentTypeError(
             f"'{name}' is reserved for a later release; use {' or '.join(FORMATS)}")
@@ -243,8 +257,17 @@ class JaxDonateOptMain(xDSLOptMain):
                  "donors reused and their bytes, the ordering the plan assumes, jax.jit's "
                  "pairing, a table (argument, type, bytes, jax.jit's result, the planned "
                  "one, reason) and hints; FORMAT text (the default: a bare --donation-report) "
-                 "or json (one document per line, versioned); --verbose explains the "
+                 "or json (one document per line, versioned), or html=FILE (a self-contained "
+                 "page: a lifetime strip per donated argument); --verbose explains the "
                  "report's terms")
+        arg_parser.add_argument(
+            "--advise", default=False, action="store_true",
+            help="print to stderr, per public function, which undonated arguments could host "
+                 "a result without a copy if donated, and what would let each unused donor be "
+                 "reused, under the ordering of the pipeline's donation pass (else "
+                 "jax-plan-donation's default); predicted from the module, unverified: "
+                 "nothing is compiled (jax_use_donated.advise measures); with "
+                 "--donation-report=html=FILE the page carries it too")
         arg_parser.add_argument(
             "--path", choices=PATHS, default="auto",
             help="how the input is read, rewritten and printed: jaxlib (C++ MLIR, for "
@@ -329,6 +352,36 @@ class JaxDonateOptMain(xDSLOptMain):
         if asked is None or not any(p.name in REPORTING_PASSES for p in passes):
             return None
         return ReportStyle(asked[0], asked[1], self.get_input_name())
+
+    def advice_ordering(self) -> Any:
+        """The ordering ``--advise`` predicts under for functions no pass planned: the first
+        donation pass's, else ``jax-plan-donation``'s default."""
+        for p in self.pipeline.passes:
+            ordering = getattr(p, "effective_ordering", None)
+            if p.name in REPORTING_PASSES and ordering is not None:
+                return ordering
+        from jax_use_donated.xdsl_plugin.plan_donation import JaxPlanDonation
+
+        return JaxPlanDonation().effective_ordering
+
+    def advice_models(self, prog: ModuleOp) -> list[Any]:
+        """``--advise``: the models of ``prog``'s public functions with a body, built before
+        the passes rewrite them (a function whose model cannot be built is left out; the
+        passes report it)."""
+        from jax_use_donated.adapters.xdsl_ir import build_function_model
+        from jax_use_donated.analysis.errors import DonationError
+        from jax_use_donated.analysis.orderings import ordering_model
+
+        inline = ordering_model(self.advice_ordering()).xla
+        models = []
+        for op in prog.walk():
+            if isinstance(op, FuncOp) and not op.is_declaration and \
+                    (op.sym_visibility is None or op.sym_visibility.data != "private"):
+                try:
+                    models.append(build_function_model(op, inline=inline))
+                except DonationError:
+                    continue
+        return models
 
     def reports_donation(self) -> bool:
         """Whether a donation report was asked for and the pipeline can fill it."""
@@ -426,6 +479,8 @@ class JaxDonateOptMain(xDSLOptMain):
     def apply_passes(self, prog: ModuleOp) -> None:
         fallback = self.get_input_name()
         done = False
+        advising = bool(getattr(self.args, "advise", False))
+        models = self.advice_models(prog) if advising else []
         with collect_diagnostics() as sink, record_plans() as plans:
             try:
                 super().apply_passes(prog)
@@ -436,8 +491,15 @@ class JaxDonateOptMain(xDSLOptMain):
                     print(diag.format(fallback), file=sys.stderr)
                 sys.stderr.flush()
                 style = self.report_style()
+                advised = (advise_functions(plans, models, self.advice_ordering())
+                           if advising and done else None)
                 if style is not None and (plans or done):
+                    if style.format == "html" and advised is not None:
+                        style = dataclasses.replace(style, advice=tuple(advised))
                     self.write_report(render(plans, style))
+                if advised is not None:
+                    sys.stderr.write(advice_text(advised, fallback))
+                    sys.stderr.flush()
 
 
 STDIN_NAME = "<stdin>"

@@ -94,6 +94,11 @@ def pipeline_reasons(tool: JaxDonateOptMain) -> list[str]:
     args = tool.args
     reasons = [f"{flag} is handled by the xDSL path"
                for dest, flag in _FLAGS_XDSL_ONLY.items() if getattr(args, dest, False)]
+    if getattr(args, "advise", False):
+        reasons.append("--advise is handled by the xDSL path")
+    request = getattr(args, "donation_report", None)
+    if request is not None and request.format == "html":
+        reasons.append("--donation-report=html is handled by the xDSL path")
     if (args.frontend or TEXT_FORMAT) != TEXT_FORMAT:
         reasons.append(f"frontend '{args.frontend}'")
     if (args.target or TEXT_FORMAT) != TEXT_FORMAT:

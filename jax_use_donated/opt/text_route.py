@@ -194,8 +194,9 @@ def start_early(argv: Sequence[str]) -> None:
     argument naming a file of at least :data:`MIN_BYTES`; :func:`adopt` takes the child only
     for the very bytes the driver ends up reading, :func:`discard_early` stops it."""
     global EARLY
-    if not hasattr(os, "fork") or any(a == "--path=xdsl" for a in argv):
-        return
+    if not hasattr(os, "fork") or any(a == "--path=xdsl" or a == "--advise"
+                                      or a.startswith("--donation-report=html") for a in argv):
+        return  # the xDSL path will run
     candidates: list[str] = []
     skip = False
     for k, a in enumerate(argv):
