@@ -137,3 +137,18 @@ def test_no_import_cycles_between_folders() -> None:
 def test_few_modules_at_the_root() -> None:
     root = sorted(p.name for p in PACKAGE.glob("*.py") if p.name != "__init__.py")
     assert root == ["diagnostics.py", "planning.py", "testing.py"], root
+
+
+def test_the_analysis_core_imports_no_ir_library() -> None:
+    """``analysis/`` (the rules) imports neither xDSL nor JAX nor jaxlib, anywhere in a module."""
+    import ast
+
+    banned = ("xdsl", "jax", "jaxlib", "mlir", "numpy")
+    found = []
+    for path in sorted((PACKAGE / "analysis").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level
+                     else [])
+            found += [f"{path.name}: {n}" for n in names if n.split(".")[0] in banned]
+    assert found == []
