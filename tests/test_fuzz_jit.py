@@ -265,3 +265,16 @@ def test_replay_reads_back_what_the_campaign_logs(spec: ProgramSpec) -> None:
     again = parse_spec(text)
     assert again.describe() == text
     assert again.steps == spec.steps and again.output == spec.output
+
+
+F4 = TypeSpec((4,), "float32")
+
+
+def test_conditional_closing_over_an_inlined_call_s_result() -> None:
+    """Found by the fuzzer: a ``cond`` closing over the result of an inlined call; the
+    branches' outer values must follow the inlining's renaming (was a fallback on KeyError)."""
+    spec = ProgramSpec(
+        (F4, F4), (("leaf", (0,)), ("leaf", (1,))),
+        (Step("call", (0, 0), "add", (F4, F4)), Step("cond", (0, 1, 2), "swap", (F4, F4))),
+        ("tuple", (("leaf", 4), ("leaf", 1), ("leaf", 1))), (0,), seed=0)
+    check_program(spec, jax_use_donated.jit, Stats())

@@ -90,7 +90,7 @@ class _Inliner:
                     else self.region(op) if op.xla_body is not None else None)
             if body is None or not _binds(body, op):
                 ops.append(_renumbered(op, len(ops), [m(v) for v in op.operands],
-                                       op.results, [m(v) for v in op.region_uses]))
+                                       op.results, [m(v) for v in op.region_uses], m))
                 continue
             local: dict[ValueId, ValueId] = {}
             for i, a in enumerate(body.args):
@@ -102,7 +102,8 @@ class _Inliner:
                     results.append(next_id)
                     next_id += 1
                 ops.append(_renumbered(bop, len(ops), [local[v] for v in bop.operands],
-                                       results, [local[v] for v in bop.region_uses]))
+                                       results, [local[v] for v in bop.region_uses],
+                                       _lookup(dict(local))))
             for k, res in enumerate(body.results):
                 subst[op.results[k]] = local[res.value]
         returned = [Result(r.index, m(r.value), r.tensor, r.type_text, r.placement)
@@ -122,9 +123,28 @@ def _binds(body: FunctionModel, op: Op) -> bool:
 
 
 def _renumbered(op: Op, index: int, operands: list[ValueId], results: list[ValueId],
-                region_uses: list[ValueId]) -> Op:
+                region_uses: list[ValueId], rename: Callable[[ValueId], ValueId]) -> Op:
+    """``op`` at ``index`` with its values renamed; its conditional branches' outer values
+    (``Arg.outer``) are renamed by ``rename`` too."""
+    branches = op.branches
+    if branches is not None:
+        original = branches
+        done: list[list[FunctionModel]] = []
+
+        def renamed() -> list[FunctionModel]:
+            if not done:
+                done.append([replace(b, args=[replace(a, outer=rename(a.outer))
+                                              if a.outer is not None else a for a in b.args])
+                             for b in original()])
+            return done[0]
+
+        branches = renamed
     return replace(op, index=index, operands=operands, results=results,
-                   region_uses=region_uses)
+                   region_uses=region_uses, branches=branches)
+
+
+def _lookup(table: dict[ValueId, ValueId]) -> Callable[[ValueId], ValueId]:
+    return lambda v: table.get(v, v)
 
 
 def inline_calls(fn: FunctionModel, resolve: Resolver) -> FunctionModel:
