@@ -25,23 +25,13 @@ from typing import TYPE_CHECKING, Any
 from jax_use_donated.analysis.liveness import CopyAfter, Liveness, ProducedBy
 from jax_use_donated.analysis.model import FunctionModel
 from jax_use_donated.analysis.orderings import ordering_model
-from jax_use_donated.analysis.plan import DonationPlan
-from jax_use_donated.analysis.report_schema import plan_records
+from jax_use_donated.analysis.plan import DonationPlan, DonorVerdict
+from jax_use_donated.analysis.report_schema import format_bytes, plan_records
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from jax_use_donated.analysis.advice import PredictedAdvice
-
-
-def size_text(n: int | None) -> str:
-    """``512 B``, ``16.0 KiB``; ``?`` where unknown."""
-    if n is None:
-        return "?"
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= scale:
-            return f"{n / scale:.1f} {unit}"
-    return f"{n} B"
 
 
 
@@ -276,7 +266,7 @@ def figure(data: PictureData) -> Figure:
             ax_bars.barh(y, value / 2**20, left=left, color=COLORS[name], height=0.6,
                          label=label if y == len(bars) - 1 else None)
             left += value / 2**20
-        ax_bars.text(left, y, f" {size_text(f.total)}", va="center", fontsize=8)
+        ax_bars.text(left, y, f" {format_bytes(f.total)}", va="center", fontsize=8)
     ax_bars.set_yticks(range(len(labels)), labels, fontsize=8)
     ax_bars.set_xlabel("footprint, MiB (memory_analysis: arguments + outputs - aliased + "
                        "temporaries)", fontsize=8)
@@ -327,8 +317,8 @@ def figure(data: PictureData) -> Figure:
 def _row_label(row: Row) -> str:
     if len(row.strips) == 1:
         s = row.strips[0]
-        return f"{s.path} ({size_text(s.nbytes)}, {s.outcome})"
-    return f"{row.label} ({len(row.strips)} leaves, {size_text(row.nbytes)})"
+        return f"{s.path} ({format_bytes(s.nbytes)}, {s.outcome})"
+    return f"{row.label} ({len(row.strips)} leaves, {format_bytes(row.nbytes)})"
 
 
 # ------------------------------------------------------------------------------------ html
@@ -409,7 +399,7 @@ def _section(data: PictureData, index: int, heading: str, sub: str) -> list[str]
         for n, row in enumerate(grouped(strips, 40)):
             opened = " open" if n < 3 else ""
             parts.append(f"<details{opened}><summary>{e(row.label)}: {len(row.strips)} "
-                         f"{e(data.unit)}, {e(size_text(row.nbytes))} ({e(row.counts())})"
+                         f"{e(data.unit)}, {e(format_bytes(row.nbytes))} ({e(row.counts())})"
                          "</summary>")
             parts.append(_strips_svg(row.strips, data.ops))
             parts.append("</details>")
@@ -443,9 +433,9 @@ def _bars_svg(data: PictureData, index: int = 0) -> str:
                 continue
             out.append(f"<rect x=\"{x:.1f}\" y=\"{y}\" width=\"{w:.1f}\" height=\"20\" "
                        f"fill=\"{COLORS[name]}\"><title>{e(b.label)}: {name} "
-                       f"{e(size_text(value))}</title></rect>")
+                       f"{e(format_bytes(value))}</title></rect>")
             x += w
-        out.append(f"<text x=\"{x + 6:.1f}\" y=\"{y + 14}\">{e(size_text(f.total))}<title>"
+        out.append(f"<text x=\"{x + 6:.1f}\" y=\"{y + 14}\">{e(format_bytes(f.total))}<title>"
                    f"{e(b.what)}: arguments {f.arguments} B + outputs {f.outputs} B - aliased "
                    f"{f.aliased} B + temporaries {f.temporaries} B = {f.total} B</title></text>")
     y = 10 + 28 * len(data.bars)
@@ -504,7 +494,7 @@ def _strips_svg(strips: Sequence[Strip], ops: int) -> str:
            f"{LABEL_W + STRIP_W + 30}\" height=\"{h}\">"]
     for i, s in enumerate(strips):
         y = 4 + ROW_H * i + ROW_H / 2
-        info = (f"{s.path}: {s.type_text} ({size_text(s.nbytes)}), {s.status}"
+        info = (f"{s.path}: {s.type_text} ({format_bytes(s.nbytes)}), {s.status}"
                 + (f" -> {s.result_path}" if s.result_path else "")
                 + (f"; executable: {s.measured}" if s.measured else "")
                 + f"\n{s.message}" + (f"\nadvice: {s.advice}" if s.advice else ""))
@@ -544,6 +534,42 @@ def _op_label(fn: FunctionModel, index: int) -> str:
     return f"{fn.ops[index].describe()} (op {index})"
 
 
+def lifetime_marks(fn: FunctionModel, live: Liveness, verdict: DonorVerdict | None, d: int,
+                   host: int | None, where: str) -> tuple[list[Mark], float | None, float]:
+    """Donor ``d``'s strip over ``fn``'s block order: its reads and last read, the write of
+    result ``host`` (named ``where``), and the read and the write that block it (``verdict``);
+    with the write's position (``None``: no host) and the last read's (the end: none)."""
+    end = float(len(fn.ops))
+    marks: list[Mark] = []
+    reads = sorted(live.reads[d].positions) if d in live.reads else []
+    marks += [Mark(float(u), "read", _op_label(fn, u)) for u in reads[:-1]]
+    if reads:
+        marks.append(Mark(float(reads[-1]), "last read", _op_label(fn, reads[-1])))
+    write: float | None = None
+    if host is not None and host < len(live.writers):
+        w = live.writers[host]
+        if isinstance(w, ProducedBy):
+            write = float(w.op)
+            marks.append(Mark(write, "write", f"writes {where}: " + _op_label(fn, w.op)))
+        elif isinstance(w, CopyAfter):
+            write = float(w.after) + 0.5 if w.after is not None else end
+            marks.append(Mark(write, "write", f"writes {where}: a copy of a value returned "
+                              "twice"))
+        else:
+            write = end
+            marks.append(Mark(end, "write", f"returned unchanged as {where}"))
+    if verdict is not None and verdict.result is None and verdict.blockers:
+        b = verdict.blockers[0]
+        if b.reader is not None:
+            marks.append(Mark(float(b.reader.index), "blocking read",
+                              "still reads it: " + _op_label(fn, b.reader.index)))
+        if b.writer is not None:
+            marks.append(Mark(float(b.writer.index), "blocked write",
+                              f"would write result {b.result} before: "
+                              + _op_label(fn, b.writer.index)))
+    return marks, write, float(reads[-1]) if reads else end
+
+
 def model_strips(fn: FunctionModel, plan: DonationPlan, leaves: Sequence[dict[str, Any]],
                  advice: Sequence[PredictedAdvice] = ()) -> list[Strip]:
     """One strip per donated argument of ``fn``: what its plan record (``leaves``, from
@@ -553,38 +579,12 @@ def model_strips(fn: FunctionModel, plan: DonationPlan, leaves: Sequence[dict[st
             else Liveness(fn, fusion_duplication=ordering_model(plan.ordering).xla))
     verdicts = {v.arg.index: v for v in plan.verdicts}
     said = {a.arg: a for a in advice}
-    end = float(len(fn.ops))
     out: list[Strip] = []
     for x in leaves:
         d = x["parameter"]
-        marks: list[Mark] = []
-        reads = sorted(live.reads[d].positions) if d in live.reads else []
-        marks += [Mark(float(u), "read", _op_label(fn, u)) for u in reads[:-1]]
-        if reads:
-            marks.append(Mark(float(reads[-1]), "last read", _op_label(fn, reads[-1])))
         host = x["ours"]["result"]
-        where = x["ours"]["result_path"] or f"result {host}"
-        if host is not None and host < len(live.writers):
-            w = live.writers[host]
-            if isinstance(w, ProducedBy):
-                marks.append(Mark(float(w.op), "write", f"writes {where}: "
-                                  + _op_label(fn, w.op)))
-            elif isinstance(w, CopyAfter):
-                at = float(w.after) + 0.5 if w.after is not None else end
-                marks.append(Mark(at, "write", f"writes {where}: a copy of a value returned "
-                                  "twice"))
-            else:
-                marks.append(Mark(end, "write", f"returned unchanged as {where}"))
-        v = verdicts.get(d)
-        if v is not None and v.result is None and v.blockers:
-            b = v.blockers[0]
-            if b.reader is not None:
-                marks.append(Mark(float(b.reader.index), "blocking read",
-                                  "still reads it: " + _op_label(fn, b.reader.index)))
-            if b.writer is not None:
-                marks.append(Mark(float(b.writer.index), "blocked write",
-                                  f"would write result {b.result} before: "
-                                  + _op_label(fn, b.writer.index)))
+        marks, _, _ = lifetime_marks(fn, live, verdicts.get(d), d, host,
+                                     x["ours"]["result_path"] or f"result {host}")
         a = said.get(d)
         out.append(Strip(x["path"], x["leaf"], d, x["ours"]["status"], x["predicted"],
                          x["measured"], x["bytes"] or 0, x["type"], x["ours"]["result_path"],
@@ -604,8 +604,8 @@ def module_picture(fn: FunctionModel, plan: DonationPlan,
     record = record if record is not None else plan_records(fn, plan, function=fn.name)
     strips = model_strips(fn, plan, record["leaves"], advice or ())
     bars = [Bar("jax.jit", f"{NOT_MEASURED} (JAX's pairing)", None),
-            Bar("jax-donate-opt's plan", f"{NOT_MEASURED} (this plan: {size_text(plan.aliased_bytes(fn))} "
-                f"of {size_text(sum(a.nbytes for a in fn.donors))} donated reused)", None)]
+            Bar("jax-donate-opt's plan", f"{NOT_MEASURED} (this plan: {format_bytes(plan.aliased_bytes(fn))} "
+                f"of {format_bytes(sum(a.nbytes for a in fn.donors))} donated reused)", None)]
     if advice is not None:
         bars.append(Bar("+ predicted advice", f"{NOT_MEASURED}; the advice is predicted "
                         "from the module, not verified", None))
@@ -613,7 +613,7 @@ def module_picture(fn: FunctionModel, plan: DonationPlan,
                        unit="arguments")
     if advice is not None:
         data.advice_rows = [
-            (a.name, a.action, size_text(a.bytes_saved) if a.bytes_saved else "-",
+            (a.name, a.action, format_bytes(a.bytes_saved) if a.bytes_saved else "-",
              "no (predicted)" if a.action != "none" else "-",
              a.reason + (" (if the caller does not use it after the call)"
                          if a.action == "donate" else ""))
@@ -621,7 +621,7 @@ def module_picture(fn: FunctionModel, plan: DonationPlan,
         n = sum(1 for a in advice if a.action == "donate")
         data.advice_total = (f"predicted from the module, nothing compiled or measured: "
                              f"donating the {n} suggested argument{'s' if n != 1 else ''} "
-                             f"together would reuse {size_text(together)} more (planned "
+                             f"together would reuse {format_bytes(together)} more (planned "
                              "jointly)" if n else "predicted from the module, nothing "
                              "compiled or measured: no argument to donate")
     data.notes.append("Read from a module file: positions are the model's block order, and "
@@ -633,4 +633,4 @@ def module_picture(fn: FunctionModel, plan: DonationPlan,
 
 __all__ = ["Bar", "Footprint", "Mark", "PictureData", "Row", "Strip", "figure", "group_paths",
            "grouped", "html", "html_page", "model_strips", "module_picture", "path_tokens",
-           "rows", "size_text"]
+           "rows"]

@@ -51,7 +51,7 @@ from jax_use_donated.analysis.plan import (
     compat_key,
     plan_donation,
 )
-from jax_use_donated.analysis.report_schema import plan_records
+from jax_use_donated.analysis.report_schema import format_bytes, plan_records
 
 SCHEMA = "jax-use-donated/donation-report"
 """The JSON document's ``schema``."""
@@ -121,20 +121,6 @@ class ReportStyle:
 
 # --------------------------------------------------------------------------------------------
 # Words
-
-
-def format_bytes(n: int | None) -> str:
-    """``512 B``, ``16.0 KiB``; ``?`` for dynamic shapes."""
-    if n is None:
-        return "?"
-    if n < 1024:
-        return f"{n} B"
-    size = float(n)
-    for unit in ("KiB", "MiB", "GiB"):
-        size /= 1024
-        if size < 1024 or unit == "GiB":
-            return f"{size:.1f} {unit}"
-    return f"{size:.1f} GiB"
 
 
 ORDERING_WORDS: dict[str, tuple[str, str]] = {

@@ -80,6 +80,20 @@ _TENSOR = re.compile(r"^tensor<(?P<dims>(?:[0-9?]+x)*)(?P<elem>[^,>]+(?:<[^>]*>)
 _SHAPED = re.compile(r"^(?P<elem>[a-z]+[0-9]*)\[(?P<dims>[0-9, ?]*)\]")
 
 
+def format_bytes(n: int | None) -> str:
+    """``512 B``, ``16.0 KiB``; ``?`` for dynamic shapes."""
+    if n is None:
+        return "?"
+    if n < 1024:
+        return f"{n} B"
+    size = float(n)
+    for unit in ("KiB", "MiB", "GiB"):
+        size /= 1024
+        if size < 1024 or unit == "GiB":
+            return f"{size:.1f} {unit}"
+    return f"{size:.1f} GiB"
+
+
 def dtype_and_shape(type_text: str) -> tuple[str | None, list[int | None] | None]:
     """NumPy dtype name and shape of a tensor type as lowered (``tensor<4x8xf32>`` ->
     ``("float32", [4, 8])``) or as JAX prints an aval (``float32[4,8]``); ``(None, None)`` for

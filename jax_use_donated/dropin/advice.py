@@ -41,8 +41,8 @@ from jax_use_donated.analysis.advice import Action, donor_advice
 from jax_use_donated.analysis.model import Arg, Placement, Result
 from jax_use_donated.analysis.picture import group_paths
 from jax_use_donated.analysis.plan import single_device_placement
+from jax_use_donated.analysis.report_schema import format_bytes
 from jax_use_donated.dropin import extensions
-from jax_use_donated.dropin.explain import _size
 from jax_use_donated.dropin.records import CallPlan, LoweringRecord
 from jax_use_donated.dropin.variants import (
     CallSite,
@@ -171,14 +171,14 @@ class Advice:
         lines: list[str] = []
         applied = len(self.applied)
         lines.append(
-            f"footprint as called {_size(self.footprint)}; with the {applied} verified "
-            f"suggestion{'s' if applied != 1 else ''} applied {_size(self.footprint_advised)}"
-            f" (saves {_size(self.bytes_saved)}, measured"
+            f"footprint as called {format_bytes(self.footprint)}; with the {applied} verified "
+            f"suggestion{'s' if applied != 1 else ''} applied {format_bytes(self.footprint_advised)}"
+            f" (saves {format_bytes(self.bytes_saved)}, measured"
             + ("; outputs equal" if self.results_equal else "; OUTPUTS DIFFER") + ")")
         if self.donate_hint:
             hint = f"to apply them: {self.donate_hint}"
             if self.hint_footprint is not None:
-                hint += f" (measured {_size(self.hint_footprint)})"
+                hint += f" (measured {format_bytes(self.hint_footprint)})"
             lines.append(hint)
         lines.extend(self.notes)
         if any(s.action == "donate" for s in self.suggestions):
@@ -192,7 +192,7 @@ class Advice:
         rows = [("leaf", "action", "saves", "verified", "why")]
         shown = self.suggestions if len(self.suggestions) <= ROWS else _grouped(self)
         for s in shown:
-            saved = _size(s.bytes_saved) if s.bytes_saved else "-"
+            saved = format_bytes(s.bytes_saved) if s.bytes_saved else "-"
             why = s.reason + (f"; {s.caveat}" if s.caveat else "") + (
                 f" ({s.note})" if s.note else "")
             rows.append((s.path, s.action, saved,
@@ -325,8 +325,8 @@ class _Advisor:
         self.reference = site.run(base, self.inputs())
         if base.footprint.total != as_called.total:
             self.notes.append(
-                f"note: the flattened call measures {_size(base.footprint.total)}, the call as "
-                f"made {_size(as_called.total)}; savings are measured against the former")
+                f"note: the flattened call measures {format_bytes(base.footprint.total)}, the call as "
+                f"made {format_bytes(as_called.total)}; savings are measured against the former")
         self.base = base
         suggestions = self._donor_suggestions(plan0, record)
         donate, total_set = self._donate_suggestions()

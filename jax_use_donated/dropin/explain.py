@@ -19,6 +19,7 @@ from jax_use_donated.analysis.errors import ALIASING_OUTPUT, BUFFER_DONOR
 from jax_use_donated.analysis.liveness import Liveness
 from jax_use_donated.analysis.orderings import ordering_model
 from jax_use_donated.analysis.plan import PairChecker, Reason, _blocker_text
+from jax_use_donated.analysis.report_schema import format_bytes
 from jax_use_donated.dropin.records import PREDICTED_OUTCOME, LoweringRecord
 from jax_use_donated.dropin.xla_truth import ExecutableTruth
 
@@ -100,8 +101,8 @@ class DonationReport:
     def __str__(self) -> str:
         jax_free = sum(1 for r in self.rows if r.jax_copy_free)
         head = (f"donations of {self.function}: {len(self.reused)} of {len(self.rows)} donated "
-                f"leaves reused ({_size(self.reused_bytes)}); JAX's default: {jax_free} reused "
-                f"without a copy ({_size(self.jax_copy_free_bytes)})")
+                f"leaves reused ({format_bytes(self.reused_bytes)}); JAX's default: {jax_free} reused "
+                f"without a copy ({format_bytes(self.jax_copy_free_bytes)})")
         measured = any(r.measured is not None for r in self.rows)
         table = [("argument", "type", "bytes", "ours", "JAX default")
                  + (("XLA (measured)",) if measured else ())]
@@ -111,7 +112,7 @@ class DonationReport:
                 ours = f"-> {r.result_path or f'result {r.result}'}"
                 if r.status != "reused":
                     ours += ", XLA copies"
-            row = (r.path, r.type_text, _size(r.nbytes), ours, r.jax_note)
+            row = (r.path, r.type_text, format_bytes(r.nbytes), ours, r.jax_note)
             if measured:
                 row += ((r.measured or "-") + (" (not as planned)" if r.disagrees else ""),)
             table.append(row)
@@ -136,15 +137,6 @@ class DonationReport:
         return "\n".join(lines)
 
     __repr__ = __str__
-
-
-def _size(n: int | None) -> str:
-    if n is None:
-        return "?"
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= scale:
-            return f"{n / scale:.1f} {unit}"
-    return f"{n} B"
 
 
 def report_of(record: LoweringRecord | None, name: str,

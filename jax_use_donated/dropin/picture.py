@@ -41,10 +41,11 @@ from jax_use_donated.analysis.picture import (
     group_paths,
     grouped,
     html,
+    lifetime_marks,
     path_tokens,
     rows,
-    size_text,
 )
+from jax_use_donated.analysis.report_schema import format_bytes
 from jax_use_donated.dropin import extensions
 from jax_use_donated.dropin.records import CallPlan, LoweringRecord
 from jax_use_donated.dropin.variants import REGION_OPTION, CallSite, site_of
@@ -83,7 +84,7 @@ def picture_data(plan: CallPlan, advice: Advice | bool | None = True,
     data = PictureData(plan.function, ops, strips, bars, ordering)
     if given is not None:
         data.advice_rows = [
-            (x.path, x.action, size_text(x.bytes_saved) if x.bytes_saved else "-",
+            (x.path, x.action, format_bytes(x.bytes_saved) if x.bytes_saved else "-",
              "yes" if x.verified else "no" if x.action != "none" else "-",
              x.reason + (f"; {x.caveat}" if x.caveat else "") + (f" ({x.note})" if x.note
                                                                  else ""))
@@ -106,14 +107,9 @@ def call_args(site: CallSite) -> tuple[list[Any], dict[str, Any]]:
     return args, {**d_kwargs, **site.static_kwargs}
 
 
-def _op_label(fn: Any, index: int) -> str:
-    op = fn.ops[index]
-    return f"{op.describe()} (op {index})"
-
-
 def _strips(plan: CallPlan, record: LoweringRecord | None, advice: Advice | None
             ) -> list[Strip]:
-    from jax_use_donated.analysis.liveness import CopyAfter, Liveness, ProducedBy
+    from jax_use_donated.analysis.liveness import Liveness
     from jax_use_donated.analysis.orderings import ordering_model
 
     said = {s.path: s for s in advice.suggestions} if advice is not None else {}
@@ -125,7 +121,6 @@ def _strips(plan: CallPlan, record: LoweringRecord | None, advice: Advice | None
             else Liveness(fn, fusion_duplication=ordering_model(p.ordering).xla))
     verdicts = {v.arg.index: v for v in p.verdicts}
     truth = record.truth
-    end = float(len(fn.ops))
     out: list[Strip] = []
     for x in plan.donations:
         d = x.parameter
@@ -134,44 +129,17 @@ def _strips(plan: CallPlan, record: LoweringRecord | None, advice: Advice | None
         if d is not None and d < len(fn.args):
             arg = fn.args[d]
             nbytes, type_text = arg.nbytes, arg.type_text
-            reads = sorted(live.reads[d].positions) if d in live.reads else []
-            marks += [Mark(float(u), "read", _op_label(fn, u)) for u in reads[:-1]]
-            if reads:
-                marks.append(Mark(float(reads[-1]), "last read", _op_label(fn, reads[-1])))
             host = p.pairs.get(d)
             if host is None:
                 host = record.fallback.kept_pairs.get(d)
             t = truth.donors.get(d) if truth is not None else None
             if host is None and t is not None and t.output is not None:
                 host = t.output  # a buffer donor XLA matched by size
-            write: float | None = None
-            if host is not None and host < len(live.writers):
-                w = live.writers[host]
-                if isinstance(w, ProducedBy):
-                    write = float(w.op)
-                    marks.append(Mark(write, "write", f"writes {x.result_path or host}: "
-                                      + _op_label(fn, w.op)))
-                elif isinstance(w, CopyAfter):
-                    write = float(w.after) + 0.5 if w.after is not None else end
-                    marks.append(Mark(write, "write", f"writes {x.result_path or host}: a "
-                                      "copy of a value returned twice"))
-                else:
-                    marks.append(Mark(end, "write", f"returned unchanged as "
-                                      f"{x.result_path or host}"))
-                    write = end
-            v = verdicts.get(d)
-            if v is not None and v.result is None and v.blockers:
-                b = v.blockers[0]
-                if b.reader is not None:
-                    marks.append(Mark(float(b.reader.index), "blocking read",
-                                      "still reads it: " + _op_label(fn, b.reader.index)))
-                if b.writer is not None:
-                    marks.append(Mark(float(b.writer.index), "blocked write",
-                                      f"would write result {b.result} before: "
-                                      + _op_label(fn, b.writer.index)))
+            marks, write, last_read = lifetime_marks(fn, live, verdicts.get(d), d, host,
+                                                     f"{x.result_path or host}")
             if t is not None:
                 for c in t.copies:
-                    at = write if write is not None else (float(reads[-1]) if reads else end)
+                    at = write if write is not None else last_read
                     marks.append(Mark(at, "copy", f"XLA {c.describe()}: "
                                       f"{c.instruction.text.strip()[:160]}"))
         s = said.get(x.path)
