@@ -36,7 +36,12 @@ by the same launcher, in alternating order, the median of the per-round ratios; 
 ``benchmarks/results/jaxlib_path_ab.md``::
 
     python benchmarks/pass_scaling.py --end-to-end --jaxlib-baseline DIR [--layers 1450]
-        [--reps 11]
+        [--reps 11] [--baseline-python PY]
+
+A baseline from before the package's folders moved (99cea96 and earlier) needs its own
+interpreter, ``--baseline-python``: a venv that sees this one's packages but installs the
+baseline itself, so this checkout's editable install and ``xdsl.universe`` entry point stay out
+of it (``benchmarks/baseline_venv.sh DIR`` makes one and prints its python).
 
 ``--print-ahead`` measures the jaxlib path with and without its print in a forked child
 (:mod:`jax_use_donated.opt.print_ahead`), alternating ``--reps`` runs of each per size, and writes
@@ -359,19 +364,25 @@ CLI_LAUNCHER = """
 import sys
 sys.path.insert(0, sys.argv.pop(1))
 sys.argv[0] = "jax-donate-opt"
-from jax_use_donated.opt.cli import main
+try:
+    from jax_use_donated.opt.cli import main
+except ModuleNotFoundError:  # a checkout from before the folders (99cea96 and earlier)
+    from jax_use_donated.cli import main
 main()
 """
 """The ``jax-donate-opt`` command (its first module, which forks the text route's child early)
-from the checkout named by the first argument."""
+from the checkout named by the first argument, before or after the package's folders moved."""
 
 
-def jaxlib_ab(layers: Sequence[int], baseline: Path, reps: int, cap: float) -> str:
+def jaxlib_ab(layers: Sequence[int], baseline: Path, reps: int, cap: float,
+              baseline_python: str | None = None) -> str:
     """The jaxlib path of this checkout against ``baseline``'s (another checkout), both
     started alike (:data:`CLI_LAUNCHER`), in ``reps`` rounds per size that run the reference
     (jaxlib's parse and print), this checkout and the baseline, the two in alternating order;
-    the ratio is the median of the per-round ratios. Writes
-    ``benchmarks/results/jaxlib_path_ab.md``."""
+    the ratio is the median of the per-round ratios. ``baseline_python`` runs the baseline
+    under another interpreter: one whose environment installs the baseline, so that neither
+    this checkout's editable install nor its ``xdsl.universe`` entry point reaches it (a
+    checkout whose modules moved needs that). Writes ``benchmarks/results/jaxlib_path_ab.md``."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from benchmarks.jax_modules import count_ops, train_step_text
 
@@ -391,7 +402,8 @@ def jaxlib_ab(layers: Sequence[int], baseline: Path, reps: int, cap: float) -> s
         "# jax-donate-opt's jaxlib path: this checkout against a baseline checkout",
         "",
         f"Command: `python benchmarks/pass_scaling.py --end-to-end --jaxlib-baseline "
-        f"<checkout of {base_rev}> --layers {' '.join(map(str, layers))} --reps {reps}` "
+        f"<checkout of {base_rev}> --layers {' '.join(map(str, layers))} --reps {reps}"
+        f"{' --baseline-python <its venv>' if baseline_python else ''}` "
         "(N-layer MLP Adam step, outputs reordered, `jax.jit(...).lower(...).as_text()`; "
         "`jax-donate-opt FILE -p jax-plan-donation --path=jaxlib -o /dev/null`, both "
         "checkouts started by the same launcher with this interpreter; whole processes, wall "
@@ -410,7 +422,8 @@ def jaxlib_ab(layers: Sequence[int], baseline: Path, reps: int, cap: float) -> s
         reference = [sys.executable, "-c", REFERENCE, str(path), os.devnull]
 
         def tool(checkout: Path, path: Path = path) -> list[str]:
-            return [sys.executable, "-c", CLI_LAUNCHER, str(checkout), str(path), "-p",
+            python = baseline_python if checkout == baseline and baseline_python else sys.executable
+            return [python, "-c", CLI_LAUNCHER, str(checkout), str(path), "-p",
                     "jax-plan-donation", "--path=jaxlib", "-o", os.devnull]
 
         runs: dict[tuple[str, str], list[float]] = {
@@ -719,6 +732,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--jaxlib-baseline", type=Path, default=None,
                         help="--end-to-end: only the jaxlib path, against this checkout's "
                         "(A/B, results/jaxlib_path_ab.md)")
+    parser.add_argument("--baseline-python", default=None,
+                        help="--jaxlib-baseline: the interpreter to run the baseline with "
+                        "(benchmarks/baseline_venv.sh makes one)")
     parser.add_argument("--print-ahead", action="store_true",
                         help="the jaxlib path with and without its print in a forked child")
     parser.add_argument("--reps", type=int, default=None,
@@ -739,7 +755,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     if args.end_to_end and args.jaxlib_baseline is not None:
         print(jaxlib_ab(args.layers if args.layers != DEFAULT_LAYERS else [1450],
-                        args.jaxlib_baseline, args.reps or 11, args.cap))
+                        args.jaxlib_baseline, args.reps or 11, args.cap,
+                        args.baseline_python))
         return
     if args.end_to_end:
         print(end_to_end(args.layers, args.cap, args.xdsl_baseline,
