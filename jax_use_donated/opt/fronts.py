@@ -1,20 +1,15 @@
-"""The jaxlib path's two front ends of the one planning loop (:func:`.planning.plan_functions`):
-:class:`BindingsFront` (models through jaxlib's Python bindings, rewrites on jaxlib's module)
-and :class:`TextFront` (models read from the text jaxlib prints, rewrites as data the parent
-applies). Both give up where the xDSL path must report instead: :class:`.jaxlib_io.Unsupported`
-and :class:`.text_route.Declined`. Imported only when a route runs (the text route's child,
-or the bindings route): the command's start-up imports none of the rules."""
+"""The bindings route's front end of the one planning loop (:func:`.planning.plan_functions`):
+:class:`BindingsFront` (models through jaxlib's Python bindings, rewrites on jaxlib's module),
+and the location fix-ups both routes share. The text route's front end is
+:class:`.text_front.TextFront`, in a module of its own so that the text route's child never
+imports jaxlib. Imported only when a route runs: the command's start-up imports none of the
+rules."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any, cast
 
 from jax_use_donated.adapters.jax_text import (
-    TextFunction,
-    TextModule,
-    TextModuleAdapter,
-    TextUnsupported,
     loc_name,
     loc_text,
 )
@@ -24,16 +19,13 @@ from jax_use_donated.adapters.jaxlib_ir import (
     set_arg_donations,
     symbol_name,
 )
-from jax_use_donated.analysis.errors import ALIASING_OUTPUT, BUFFER_DONOR, DonationError
+from jax_use_donated.analysis.errors import DonationError
 from jax_use_donated.analysis.model import FunctionModel, SourceLoc
 from jax_use_donated.analysis.orderings import ordering_model
 from jax_use_donated.analysis.plan import DonationPlan
 from jax_use_donated.analysis.xla_fallback import XlaFallback
-from jax_use_donated.opt.jaxlib_io import Declined, Unsupported, functions_with_donors
+from jax_use_donated.opt.jaxlib_io import Unsupported, functions_with_donors
 from jax_use_donated.planning import FrontEnd, PlanOptions
-
-Rewrites = dict[str, tuple[dict[int, int], list[int]]]
-"""Function name -> (argument -> result it hosts, arguments left as buffer donors)."""
 
 
 class BindingsFront(FrontEnd[Any]):
@@ -68,63 +60,6 @@ class BindingsFront(FrontEnd[Any]):
     def write(self, func: Any, fn: FunctionModel, plan: DonationPlan,
               fallback: XlaFallback) -> None:
         set_arg_donations(func, fallback.all_pairs(plan), fallback.buffer_donors)
-
-
-class TextFront(FrontEnd[TextFunction]):
-    """The text route's steps of :func:`.planning.plan_functions`: models read from the text
-    (:class:`.jax_text.TextModuleAdapter`, or ``prebuilt`` ones of XLA's view), rewrites as
-    data (:data:`Rewrites`) and on the text's own attribute dictionaries, for a later pass;
-    whatever the function cannot give is :class:`Declined`."""
-
-    def __init__(self, options: PlanOptions, module: TextModule, rewrites: Rewrites,
-                 prebuilt: dict[str, Any] | None) -> None:
-        super().__init__(options)
-        self.module = module
-        self.xla = ordering_model(options.ordering).xla
-        self.adapter = TextModuleAdapter(module, inline=self.xla)
-        self.rewrites = rewrites
-        self.prebuilt = prebuilt if self.xla else None
-
-    def functions(self) -> list[TextFunction]:
-        return [f for f in self.module.functions.values() if f.body is not None and f.has_donors]
-
-    def build(self, func: TextFunction) -> FunctionModel:
-        try:
-            fn = self.prebuilt.get(func.name) if self.prebuilt is not None else None
-            if fn is None:
-                fn = self.adapter.build(func)
-        except TextUnsupported as err:
-            raise Declined(f"the text reader: {err}") from None
-        if isinstance(fn, Exception):
-            raise fn
-        return fn
-
-    def failed(self, func: TextFunction, err: DonationError) -> None:
-        raise Declined(f"@{func.name}: {err.message}") from None
-
-    def refuse(self, func: TextFunction, fn: FunctionModel, plan: DonationPlan) -> None:
-        raise Declined("a strict plan fails")
-
-    def write(self, func: TextFunction, fn: FunctionModel, plan: DonationPlan,
-              fallback: XlaFallback) -> None:
-        pairs, donors = fallback.all_pairs(plan), sorted(fallback.buffer_donors)
-        self.rewrites[func.name] = (pairs, donors)
-        set_text_donations(func, pairs, donors)
-
-
-def set_text_donations(fn: TextFunction, pairs: dict[int, int], donors: Sequence[int]) -> None:
-    """:func:`.jaxlib_ir.set_arg_donations` on the text's attribute dictionaries, for a later
-    pass of the same pipeline."""
-    kept = set(donors)
-    for i in range(len(fn.arg_attrs)):
-        d = dict(fn.arg_attrs[i] or {})
-        d.pop(ALIASING_OUTPUT, None)
-        d.pop(BUFFER_DONOR, None)
-        if i in pairs:
-            d[ALIASING_OUTPUT] = f"{pairs[i]} : i32"
-        elif i in kept:
-            d[BUFFER_DONOR] = "true"
-        fn.arg_attrs[i] = d or None
 
 
 def fix_locations(fn: FunctionModel, func: Any) -> None:

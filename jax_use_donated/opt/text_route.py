@@ -66,7 +66,7 @@ def plan_text(module: TextModule, passes: Sequence[PlanOptions], report: ReportS
     raised). :class:`Declined` where that function would give up."""
     from jax_use_donated.analysis.report import ReportedPlan, render
     from jax_use_donated.diagnostics import collect_diagnostics
-    from jax_use_donated.opt.fronts import TextFront
+    from jax_use_donated.opt.text_front import TextFront
     from jax_use_donated.planning import plan_functions
 
     rewrites: dict[str, tuple[dict[int, int], list[int]]] = {}
