@@ -227,6 +227,11 @@ def test_html_page_without_a_donation_pass_says_why(tmp_path: Path) -> None:
     code, _, _ = run(REPORT_INPUT, f"--donation-report=html={page}")
     assert code == 0
     assert "Nothing to report: the pipeline has no donation pass" in page.read_text()
+    code, _, err = run(ADVISE_INPUT, f"--donation-report=html={page}", "--advise")
+    assert code == 0 and "advice for @main" in err
+    text = page.read_text()
+    assert "Nothing to report: the pipeline has no donation pass" in text
+    assert "<h3>Advice</h3>" in text and "<td>grads</td><td>donate</td>" in text
 
 
 @pytest.mark.parametrize("advise", [True, False], ids=["advise", "plain"])

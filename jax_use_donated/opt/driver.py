@@ -435,24 +435,22 @@ class JaxDonateOptMain(xDSLOptMain):
         written now (text, JSON: one per chunk), or kept for the page (HTML, :meth:`write_page`).
         ``done``: the pipeline ran to its end (else only a chunk with plans is reported)."""
         style = self.report_style()
-        why = NO_DONORS
-        if style is None and self.advice_in_report():  # no donation pass: advice only
+        no_pass = style is None and self.advice_in_report()  # the advice is all there is
+        if no_pass:
             asked = self.report_format()
             assert asked is not None
-            style, why = ReportStyle(asked[0], asked[1], self.get_input_name()), \
-                self.no_pass_reason()
+            style = ReportStyle(asked[0], asked[1], self.get_input_name())
         if style is None or not (plans or done):
             return
+        why = self.no_pass_reason() if no_pass else NO_DONORS
         if style.format == "html":
             self._page_chunks[len(self._chunk_lines) or 1] = PageChunk(
                 tuple(plans), None if advised is None else tuple(advised), why)
             return
         if style.format == "json" and advised is not None:
             style = dataclasses.replace(style, advice=tuple(advised))
-        if why is NO_DONORS:
-            self.write_report(render(plans, style))
-        else:
-            self.write_report(nothing_to_report(style, why, with_input=False))
+        self.write_report(nothing_to_report(style, why, with_input=False) if no_pass
+                          else render(plans, style))
 
     def write_page(self) -> None:
         """``--donation-report=html=FILE``: one page for the whole input, once, at the end of
