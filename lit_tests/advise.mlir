@@ -1,11 +1,14 @@
 // jax-donate-opt --advise: per public function, which undonated arguments could host a result
-// copy-free if donated, and why each unused donor stays unused; predicted from the module.
+// copy-free if donated, and why each unused donor stays unused; predicted from the module; in
+// the JSON report too (advice).
 // RUN: jax-donate-opt %s -p jax-plan-donation --advise -o /dev/null 2>&1 | filecheck %s
 // RUN: jax-donate-opt %s --advise -o /dev/null 2>&1 | filecheck %s
 // RUN: jax-donate-opt %s -p jax-plan-donation --advise --donation-report=html=%t.html -o /dev/null 2>&1 | filecheck %s
 // RUN: filecheck %s --check-prefix=PAGE < %t.html
 // RUN: jax-donate-opt %s -p jax-plan-donation --donation-report=html=%t2.html -o /dev/null 2>&1 | filecheck %s --check-prefix=NO-ADVICE --allow-empty
 // RUN: filecheck %s --check-prefix=PAGE2 < %t2.html
+// RUN: jax-donate-opt %s -p jax-plan-donation --advise --donation-report=json=%t.json -o /dev/null 2>&1 | filecheck %s
+// RUN: filecheck %s --check-prefix=JSON < %t.json
 
 // CHECK:      advice for @main (predicted from the module, unverified: nothing compiled or measured)
 // CHECK-NEXT:   ordering: XLA's default copy insertion (a donor's other reads must feed the write)
@@ -23,6 +26,10 @@
 // PAGE:      <td>grads</td><td>donate</td><td>16 B</td><td>no (predicted)</td>
 // PAGE:      data-path="params"
 // PAGE-NOT:  <script
+
+// JSON: "advice": [{"schema": "jax_use_donated.advice", "version": 1, "function": "main", "front_end": "jax-donate-opt", "ordering": "dataflow", "measured": false, "together_bytes": 16, "suggestions": [
+// JSON-SAME: {"path": "grads", "leaf": 1, "action": "donate", "donated": false, "bytes": 16, "bytes_saved": 16, "verified": false, "result": 1, "reason": "it would host result 1 without a copy", "location": null}
+// JSON-SAME: {"path": "count", "leaf": 2, "action": "none", "donated": true, "bytes": 4, "bytes_saved": 0, "verified": false, "result": null,
 
 // NO-ADVICE-NOT: advice for
 // PAGE2:     data-path="params"

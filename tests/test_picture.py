@@ -4,9 +4,6 @@ real headless Chromium, readable at 1,000 leaves."""
 from __future__ import annotations
 
 import html
-import shutil
-import subprocess
-import tempfile
 from pathlib import Path
 
 import jax
@@ -16,25 +13,7 @@ import pytest
 
 import jax_use_donated as jud
 from jax_use_donated.dropin import picture
-
-CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run")
-
-
-def _chromium() -> str:
-    for name in CHROMIUM_NAMES:
-        found = shutil.which(name)
-        if found:
-            return found
-    pytest.skip("no headless Chromium on PATH (looked for " + ", ".join(CHROMIUM_NAMES)
-                + "); .ci/run installs the Debian package 'chromium' where it is missing")
-
-
-def _run_chromium(binary: str, *args: str) -> subprocess.CompletedProcess[bytes]:
-    with tempfile.TemporaryDirectory() as profile:
-        return subprocess.run([binary, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args],
-                              capture_output=True, timeout=180, check=False)
+from tests.chromium import chromium, run_chromium, screenshot_pixels
 
 
 def adam_state_first(p: dict[str, jax.Array], m: dict[str, jax.Array],
@@ -105,7 +84,7 @@ def test_plot_and_html_carry_the_names_and_the_advice(adam_plan: jud.CallPlan) -
 
 
 def test_html_renders_in_headless_chromium(tmp_path: Path) -> None:
-    binary = _chromium()
+    binary = chromium()
     step = jud.jit(with_a_blocked_leaf, donate_argnums=(0, 2), warn=False,
                    region_analysis=False)
     p, g = jnp.ones((64, 64)), jnp.full((64, 64), 0.5)
@@ -113,20 +92,16 @@ def test_html_renders_in_headless_chromium(tmp_path: Path) -> None:
     plan = step.plan(p, g, batch)
     page = tmp_path / "step.html"
     page.write_text(plan.to_html())
-    dom = _run_chromium(binary, "--dump-dom", page.as_uri())
+    dom = run_chromium(binary, "--dump-dom", page.as_uri())
     assert dom.returncode == 0, dom.stderr.decode()[-2000:]
     text = html.unescape(dom.stdout.decode())
     for name in ("p", "batch", "g"):
         assert f">{name}<" in text, name
     assert "Footprint per compile" in text and "restructure" in text
     shot = tmp_path / "step.png"
-    out = _run_chromium(binary, f"--screenshot={shot}", "--window-size=1100,900", page.as_uri())
+    out = run_chromium(binary, f"--screenshot={shot}", "--window-size=1100,900", page.as_uri())
     assert shot.exists(), out.stderr.decode()[-2000:]
-    from matplotlib.image import imread
-
-    pixels = np.asarray(imread(shot))[..., :3]
-    if pixels.dtype != np.uint8:
-        pixels = (pixels * 255).round().astype(np.uint8)
+    pixels = screenshot_pixels(shot)
     # The footprint chart sits under the title: its area is not blank, and its bars are drawn
     # in the chart's colours (arguments, outputs not aliased, temporaries).
     chart = pixels[100:330, 250:950].astype(int)

@@ -175,3 +175,32 @@ def test_the_schema_module_imports_no_ir_library() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_advice_records_are_checked_by_their_own_schema() -> None:
+    """The advice record ``jax-donate-opt --advise --donation-report=json`` writes per function
+    (``advice``): keys, types and actions pinned, JSON round trip."""
+    record = report_schema.advice_record(
+        function="main", front_end="jax-donate-opt", ordering="xla-cpu", measured=False,
+        together_bytes=16, suggestions=[report_schema.suggestion_record(
+            path="grads", leaf=1, action="donate", donated=False, nbytes=16, bytes_saved=16,
+            verified=False, result=1, reason="it would host result 1 without a copy",
+            location=None)])
+    assert report_schema.validate_advice(record) == []
+    assert (record["schema"], record["version"]) == ("jax_use_donated.advice", 1)
+    assert set(record["suggestions"][0]) == {"path", "leaf", "action", "donated", "bytes",
+                                             "bytes_saved", "verified", "result", "reason",
+                                             "location"}
+    assert json.loads(json.dumps(record)) == record
+    broken = json.loads(json.dumps(record))
+    del broken["suggestions"][0]["bytes_saved"]
+    broken["suggestions"][0]["action"] = "maybe"
+    broken["suggestions"][0]["verified"] = "no"
+    broken["schema"] = report_schema.SCHEMA_NAME
+    assert report_schema.validate_advice(broken) == [
+        "schema: 'jax_use_donated.donation_report' is not 'jax_use_donated.advice'",
+        "suggestions[0].action: 'maybe' is not one of ('donate', 'reorder', 'restructure', "
+        "'none')",
+        "suggestions[0].bytes_saved: missing",
+        "suggestions[0].verified: str is not bool",
+    ]

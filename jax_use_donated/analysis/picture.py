@@ -326,7 +326,8 @@ def _row_label(row: Row) -> str:
 _CSS = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #222; background: #fff; }
 h1 { font-size: 20px; margin: 0 0 4px; } h2 { font-size: 16px; margin: 20px 0 6px; }
-h3 { font-size: 14px; margin: 14px 0 4px; }
+h3 { font-size: 14px; margin: 14px 0 4px; } h4 { font-size: 13px; margin: 12px 0 4px; }
+section.chunk { border-top: 1px solid #ccc; margin-top: 20px; }
 .summary, .note { color: #555; } svg text { font: 12px system-ui, sans-serif; }
 details { margin: 2px 0; } summary { cursor: pointer; }
 table { border-collapse: collapse; font-size: 12px; } td, th { padding: 2px 8px;
@@ -343,12 +344,23 @@ def html(data: PictureData) -> str:
     return html_page([data])
 
 
+@dataclass(frozen=True)
+class PageGroup:
+    """A titled part of a page (one input chunk of ``jax-donate-opt --split-input-file``):
+    its heading, notes and pictures."""
+
+    heading: str
+    pictures: Sequence[PictureData]
+    notes: Sequence[str] = ()
+
+
 def html_page(pictures: Sequence[PictureData], title: str | None = None,
-              notes: Sequence[str] = ()) -> str:
+              notes: Sequence[str] = (), groups: Sequence[PageGroup] = ()) -> str:
     """Several pictures (one per function of a module) as one self-contained HTML page;
-    ``title`` names the page (one picture: its function), ``notes`` are said under it."""
+    ``title`` names the page (one picture: its function), ``notes`` are said under it;
+    ``groups`` follow the pictures, each a section under its own heading."""
     e = _html.escape
-    one = len(pictures) == 1 and title is None
+    one = len(pictures) == 1 and title is None and not groups
     name = pictures[0].function if one else (title or "")
     parts = [
         "<!doctype html>", "<html lang=\"en\"><head><meta charset=\"utf-8\">",
@@ -357,11 +369,19 @@ def html_page(pictures: Sequence[PictureData], title: str | None = None,
     if not one:
         parts.append(f"<h1>Donations in {e(name)}</h1>")
         parts += [f"<p class=\"note\">{e(n)}</p>" for n in notes]
-        if not pictures:
+        if not pictures and not groups:
             parts.append("<p class=\"summary\">No function has donated arguments.</p>")
     for i, data in enumerate(pictures):
         parts += _section(data, i, heading="h1" if one else "h2",
                           sub="h2" if one else "h3")
+    index = len(pictures)  # the footprint charts' ids stay unique over the page
+    for group in groups:
+        parts += ["<section class=\"chunk\">", f"<h2>{e(group.heading)}</h2>"]
+        parts += [f"<p class=\"note\">{e(n)}</p>" for n in group.notes]
+        for data in group.pictures:
+            parts += _section(data, index, heading="h3", sub="h4")
+            index += 1
+        parts.append("</section>")
     parts.append("</body></html>")
     return "\n".join(parts)
 
@@ -631,6 +651,6 @@ def module_picture(fn: FunctionModel, plan: DonationPlan,
     return data
 
 
-__all__ = ["Bar", "Footprint", "Mark", "PictureData", "Row", "Strip", "figure", "group_paths",
+__all__ = ["Bar", "Footprint", "Mark", "PageGroup", "PictureData", "Row", "Strip", "figure", "group_paths",
            "grouped", "html", "html_page", "model_strips", "module_picture", "path_tokens",
            "rows"]

@@ -15,10 +15,13 @@ explains the ordering and the columns. For ``examples/train_step.mlir``::
     hint: for XLA:CPU with region analysis (jud.jit's default on one CPU device), which orders ...
 
 The JSON form is one document per report, on one line: :data:`SCHEMA`, :data:`VERSION`, the
-input's name, one record per function (:func:`function_record`) and the hints. The HTML form
-(``--donation-report=html=FILE``, :func:`html_report`) is a self-contained page drawn from the
-same plan records (:mod:`.picture`: a lifetime strip per donated argument; no footprint, since
-nothing is compiled).
+input's name, one record per function (:func:`function_record`) and the hints; with
+``--advise`` also ``advice``, one advice record per advised function
+(:func:`.report_schema.predicted_advice_record`: each suggestion's name, action, bytes saved,
+``verified`` false, reason). The HTML form (``--donation-report=html=FILE``,
+:func:`html_report`, :func:`html_chunks_report`) is one self-contained page drawn from the same
+plan records (:mod:`.picture`: a lifetime strip per donated argument; no footprint, since
+nothing is compiled); with ``--split-input-file`` it holds a section per input chunk.
 
 ``--advise`` (:func:`advise_functions`, :func:`advice_text`) says per function, by the rules of
 :mod:`.advice` under the plan's ordering, which undonated arguments could host a result
@@ -42,7 +45,7 @@ from typing import Any, Literal, NamedTuple
 from jax_use_donated.analysis.advice import PredictedAdvice, predict_advice, with_donors
 from jax_use_donated.analysis.model import FunctionModel, Op
 from jax_use_donated.analysis.orderings import Ordering, ordering_model
-from jax_use_donated.analysis.picture import html_page, module_picture
+from jax_use_donated.analysis.picture import PageGroup, PictureData, html_page, module_picture
 from jax_use_donated.analysis.plan import (
     Blocker,
     DonationPlan,
@@ -51,12 +54,17 @@ from jax_use_donated.analysis.plan import (
     compat_key,
     plan_donation,
 )
-from jax_use_donated.analysis.report_schema import format_bytes, plan_records
+from jax_use_donated.analysis.report_schema import (
+    format_bytes,
+    plan_records,
+    predicted_advice_record,
+)
 
 SCHEMA = "jax-use-donated/donation-report"
 """The JSON document's ``schema``."""
 VERSION = 1
-"""The JSON document's ``version``: raised whenever a field changes meaning or goes away."""
+"""The JSON document's ``version``: raised whenever a field changes meaning or goes away (a new
+field, such as ``advice``, leaves it)."""
 
 Format = Literal["text", "json", "html"]
 FORMATS: tuple[Format, ...] = ("text", "json")
@@ -108,8 +116,8 @@ class ReportStyle:
     long: bool = False
     input_name: str = "<stdin>"
     advice: tuple[AdvisedFunction, ...] | None = None
-    """``--advise`` with ``html``: the page carries each function's predicted advice (and the
-    functions without donors that have some)."""
+    """``--advise`` with ``json`` or ``html``: the document carries each function's predicted
+    advice (and the functions without donors that have some)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"format": self.format, "long": self.long, "input_name": self.input_name}
@@ -378,8 +386,10 @@ def function_record(fn: FunctionModel, plan: DonationPlan, warned: bool = True
     }
 
 
-def json_report(plans: Sequence[ReportedPlan], input_name: str, note: str | None = None) -> str:
-    """The JSON document (one line) of ``plans``; ``note`` says why there is none.
+def json_report(plans: Sequence[ReportedPlan], input_name: str, note: str | None = None,
+                advice: Sequence[AdvisedFunction] | None = None) -> str:
+    """The JSON document (one line) of ``plans``; ``note`` says why there is none; ``advice``
+    (``--advise``) adds ``advice``, an advice record per function (:func:`advice_records`).
 
     ``functions`` holds one record per function in the schema the drop-in's
     ``CallPlan.to_dict()`` gives (:mod:`.report_schema`: per donated leaf its path, bytes,
@@ -394,9 +404,17 @@ def json_report(plans: Sequence[ReportedPlan], input_name: str, note: str | None
         "functions": [plan_records(p.fn, p.plan, function=p.fn.name) for p in plans],
         "hints": [{"id": hint_id, "text": text} for hint_id, text in _hints(plans)],
     }
+    if advice is not None:
+        doc["advice"] = advice_records(advice)
     if note is not None:
         doc["note"] = note
     return json.dumps(doc, ensure_ascii=False) + "\n"
+
+
+def advice_records(advised: Sequence[AdvisedFunction]) -> list[dict[str, Any]]:
+    """``--advise`` as data: per function its advice record
+    (:func:`.report_schema.predicted_advice_record`; predicted, none verified)."""
+    return [predicted_advice_record(a.fn, a.plan, a.advice, a.together) for a in advised]
 
 
 # --------------------------------------------------------------------------------------------
@@ -461,11 +479,18 @@ def advice_text(advised: Sequence[AdvisedFunction], input_name: str = "<stdin>")
     return "\n".join(lines) + "\n"
 
 
-def html_report(plans: Sequence[ReportedPlan], input_name: str,
-                advised: Sequence[AdvisedFunction] | None = None) -> str:
-    """The page of ``plans`` (:func:`.picture.html_page`): per function the plan record the
-    JSON report writes, drawn as a lifetime strip per donated argument; with ``advised``
-    (``--advise``) the predicted advice too, and the functions without donors it advises."""
+class PageChunk(NamedTuple):
+    """One input chunk's part of the page: its plans, its advice (``--advise``), why nothing
+    is reported (``note``) and, with ``--split-input-file``, its heading (``label``)."""
+
+    plans: Sequence[ReportedPlan]
+    advised: Sequence[AdvisedFunction] | None = None
+    note: str | None = None
+    label: str | None = None
+
+
+def _pictures(plans: Sequence[ReportedPlan], advised: Sequence[AdvisedFunction] | None
+              ) -> list[PictureData]:
     by_name = {a.fn.name: a for a in advised or ()}
     pictures = []
     for p in plans:
@@ -475,12 +500,49 @@ def html_report(plans: Sequence[ReportedPlan], input_name: str,
                                        a.together if a is not None else 0))
     pictures.extend(module_picture(a.fn, a.plan, a.advice, together=a.together)
                     for a in by_name.values() if a.advice)
-    notes = [f"{len(plans)} function{'s' if len(plans) != 1 else ''} with donated arguments; "
-             "read from the module file by jax-donate-opt (nothing compiled: footprints "
-             "unavailable, XLA's copies unknown)."]
+    return pictures
+
+
+def _count(plans: Sequence[ReportedPlan]) -> str:
+    return f"{len(plans)} function{'s' if len(plans) != 1 else ''} with donated arguments"
+
+
+READ_NOTE = ("read from the module file by jax-donate-opt (nothing compiled: footprints "
+             "unavailable, XLA's copies unknown)")
+
+
+def html_report(plans: Sequence[ReportedPlan], input_name: str,
+                advised: Sequence[AdvisedFunction] | None = None, note: str | None = None
+                ) -> str:
+    """The page of ``plans`` (:func:`.picture.html_page`): per function the plan record the
+    JSON report writes, drawn as a lifetime strip per donated argument; with ``advised``
+    (``--advise``) the predicted advice too, and the functions without donors it advises;
+    ``note``: why no plan is reported."""
+    said = f"Nothing to report: {note}" if note is not None and not plans else _count(plans)
+    notes = [f"{said}; {READ_NOTE}."]
     if advised is not None:
         notes.append(f"Advice: {ADVICE_CAVEAT}.")
-    return html_page(pictures, title=input_name, notes=notes)
+    return html_page(_pictures(plans, advised), title=input_name, notes=notes)
+
+
+def html_chunks_report(chunks: Sequence[PageChunk], input_name: str) -> str:
+    """One page for the whole input: an unsplit input's chunk as :func:`html_report` (or why
+    there is nothing to report); with ``--split-input-file`` (labelled chunks) a section per
+    chunk, in input order."""
+    if len(chunks) == 1 and chunks[0].label is None:
+        c = chunks[0]
+        if c.note is not None and not c.plans and not c.advised:
+            return html_page([], title=input_name, notes=[f"Nothing to report: {c.note}."])
+        return html_report(c.plans, input_name, c.advised, c.note)
+    groups = []
+    for c in chunks:
+        notes = [f"Nothing to report: {c.note}." if c.note is not None and not c.plans
+                 else f"{_count(c.plans)}."]
+        groups.append(PageGroup(c.label or "", _pictures(c.plans, c.advised), notes))
+    notes = [f"{len(chunks)} input chunks (--split-input-file), {READ_NOTE}."]
+    if any(c.advised is not None for c in chunks):
+        notes.append(f"Advice: {ADVICE_CAVEAT}.")
+    return html_page([], title=input_name, notes=notes, groups=groups)
 
 
 # --------------------------------------------------------------------------------------------
@@ -494,7 +556,7 @@ def render(plans: Sequence[ReportedPlan], style: ReportStyle) -> str:
     if not plans:
         return nothing_to_report(style, NO_DONORS, with_input=True)
     if style.format == "json":
-        return json_report(plans, style.input_name)
+        return json_report(plans, style.input_name, advice=style.advice)
     return text_report(plans, style.long)
 
 
@@ -502,7 +564,8 @@ def nothing_to_report(style: ReportStyle, why: str, with_input: bool) -> str:
     """The report that says only why it is empty (text: one line; JSON: a document with no
     functions and a ``note``)."""
     if style.format == "json":
-        return json_report([], style.input_name, note=f"nothing to report: {why}")
+        return json_report([], style.input_name, note=f"nothing to report: {why}",
+                           advice=style.advice)
     if style.format == "html":
         return html_page([], title=style.input_name, notes=[f"Nothing to report: {why}."])
     where = f" for {style.input_name}" if with_input else ""
@@ -515,7 +578,7 @@ def donation_report(plans: Sequence[tuple[FunctionModel, DonationPlan]]) -> str:
     return text_report([p if isinstance(p, ReportedPlan) else ReportedPlan(*p) for p in plans])
 
 
-__all__ = ["FORMATS", "PAGE_FORMATS", "SCHEMA", "VERSION", "AdvisedFunction", "ReportStyle",
-           "ReportedPlan", "advice_text", "advise_functions", "donation_report", "format_bytes",
-           "function_record", "html_report", "json_report", "nothing_to_report", "render",
-           "text_report"]
+__all__ = ["FORMATS", "PAGE_FORMATS", "SCHEMA", "VERSION", "AdvisedFunction", "PageChunk",
+           "ReportStyle", "ReportedPlan", "advice_records", "advice_text", "advise_functions",
+           "donation_report", "format_bytes", "function_record", "html_chunks_report",
+           "html_report", "json_report", "nothing_to_report", "render", "text_report"]

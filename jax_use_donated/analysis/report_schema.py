@@ -38,17 +38,47 @@ the driver); ``verdict`` the explain table's status (:data:`VERDICTS`); ``reason
 (:data:`REASONS`); ``location`` the blocking read's ``file:line:col``; ``problem`` how the
 drop-in reports it (:data:`PROBLEMS`, ``null``: nothing to report). :func:`validate` checks a
 record against the schema (keys and types).
+
+A second record kind, :data:`ADVICE_SCHEMA_NAME` (version :data:`ADVICE_VERSION`), holds one
+function's advice: ``jax-donate-opt --advise`` with ``--donation-report=json`` adds one per
+advised function under the report document's ``advice`` (:func:`predicted_advice_record`; the
+driver predicts, so ``measured`` and every ``verified`` are false)::
+
+    {
+      "schema": "jax_use_donated.advice", "version": 1,
+      "function": "main", "front_end": "jax-donate-opt", "ordering": "xla-cpu",
+      "measured": false, "together_bytes": 16,
+      "suggestions": [
+        {"path": "grads", "leaf": 1, "action": "donate", "donated": false, "bytes": 16,
+         "bytes_saved": 16, "verified": false, "result": 1,
+         "reason": "it would host result 1 without a copy", "location": null},
+        ...
+      ]
+    }
+
+Per suggestion: ``path`` the argument's name (``loc("...")``, else ``%argN``), ``leaf`` its
+index; ``action`` one of :data:`ADVICE_ACTIONS`; ``donated`` whether it is donated already;
+``bytes`` its size; ``bytes_saved`` what following the suggestion alone saves (predicted here;
+0 for ``none``); ``verified`` whether that was compiled and measured; ``result`` the result it
+would host (``donate``) or is blocked from; ``reason`` why, in words (a ``donate`` holds only
+if the caller does not use the argument after the call); ``location`` the blocking read's
+``file:line:col``. ``together_bytes``: the bytes every ``donate`` suggestion reuses when
+applied together (planned jointly: suggestions competing for one result do not add up).
+:func:`validate_advice` checks a record.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jax_use_donated.analysis.model import FunctionModel
 from jax_use_donated.analysis.plan import DonationPlan
 from jax_use_donated.analysis.xla_fallback import XlaFallback
+
+if TYPE_CHECKING:
+    from jax_use_donated.analysis.advice import PredictedAdvice
 
 SCHEMA_NAME = "jax_use_donated.donation_report"
 SCHEMA_VERSION = 1
@@ -62,6 +92,11 @@ REASONS = ("paired", "no-compatible-result", "read-after-write", "returned", "ou
            "unused")
 PROBLEMS = ("wasted", "unusable")
 FRONT_ENDS = ("jit", "jax-donate-opt")
+
+ADVICE_SCHEMA_NAME = "jax_use_donated.advice"
+ADVICE_VERSION = 1
+"""The advice record's version: bumped when a key is removed or changes meaning."""
+ADVICE_ACTIONS = ("donate", "reorder", "restructure", "none")
 
 _PREDICTED = {"reused": "copy-free", "copied": "copied", "not reused": "not donated"}
 _VERDICT = {"copied": "reused with a copy"}
@@ -242,6 +277,39 @@ def plan_records(fn: FunctionModel, plan: DonationPlan, fallback: XlaFallback | 
         parameter_pairs=fallback.all_pairs(plan), buffer_donors=fallback.buffer_donors)
 
 
+def suggestion_record(*, path: str, leaf: int | None, action: str, donated: bool,
+                      nbytes: int | None, bytes_saved: int, verified: bool, result: int | None,
+                      reason: str, location: str | None) -> dict[str, Any]:
+    """One suggestion of an advice record."""
+    return {"path": path, "leaf": leaf, "action": action, "donated": donated, "bytes": nbytes,
+            "bytes_saved": int(bytes_saved), "verified": verified, "result": result,
+            "reason": reason, "location": location}
+
+
+def advice_record(*, function: str, front_end: str, ordering: str, measured: bool,
+                  suggestions: Sequence[dict[str, Any]], together_bytes: int
+                  ) -> dict[str, Any]:
+    """One function's advice in the schema (:data:`ADVICE_SCHEMA_NAME`)."""
+    return {"schema": ADVICE_SCHEMA_NAME, "version": ADVICE_VERSION, "function": function,
+            "front_end": front_end, "ordering": ordering, "measured": measured,
+            "together_bytes": int(together_bytes), "suggestions": list(suggestions)}
+
+
+def predicted_advice_record(fn: FunctionModel, plan: DonationPlan,
+                            advice: Sequence[PredictedAdvice], together: int = 0
+                            ) -> dict[str, Any]:
+    """``jax-donate-opt``'s advice for ``fn`` (:func:`.advice.predict_advice` against
+    ``plan``) as an advice record: predicted, so nothing in it is verified; ``together``: the
+    joint saving of its ``donate`` suggestions."""
+    return advice_record(
+        function=fn.name, front_end="jax-donate-opt", ordering=str(plan.ordering),
+        measured=False, together_bytes=together,
+        suggestions=[suggestion_record(
+            path=a.name, leaf=a.arg, action=a.action, donated=a.donated, nbytes=a.nbytes,
+            bytes_saved=a.bytes_saved, verified=False, result=a.result, reason=a.reason,
+            location=a.reader.loc.text if a.reader is not None else None) for a in advice])
+
+
 # --------------------------------------------------------------------------------------------
 # The schema, checked
 
@@ -276,6 +344,14 @@ _VALUES: dict[str, tuple[str, ...]] = {
     "front_end": FRONT_ENDS, "status": STATUSES, "pairing": JAX_PAIRINGS,
     "predicted": OUTCOMES, "measured": OUTCOMES, "verdict": VERDICTS, "reason": REASONS,
     "problem": PROBLEMS}
+ADVICE_KEYS: dict[str, tuple[type, ...]] = {
+    "schema": (str,), "version": (int,), "function": (str,), "front_end": (str,),
+    "ordering": (str,), "measured": (bool,), "together_bytes": (int,), "suggestions": (list,)}
+SUGGESTION_KEYS: dict[str, tuple[type, ...]] = {
+    "path": (str,), "leaf": _NULLABLE_INT, "action": (str,), "donated": (bool,),
+    "bytes": _NULLABLE_INT, "bytes_saved": (int,), "verified": (bool,), "result": _NULLABLE_INT,
+    "reason": (str,), "location": _NULLABLE_STR}
+_ADVICE_VALUES: dict[str, tuple[str, ...]] = {"front_end": FRONT_ENDS, "action": ADVICE_ACTIONS}
 
 
 def validate(record: Mapping[str, Any]) -> list[str]:
@@ -307,8 +383,23 @@ def validate(record: Mapping[str, Any]) -> list[str]:
     return problems
 
 
+def validate_advice(record: Mapping[str, Any]) -> list[str]:
+    """What in an advice ``record`` breaks its schema (``[]``: it conforms)."""
+    problems: list[str] = []
+    _check(record, ADVICE_KEYS, "", problems, _ADVICE_VALUES)
+    if record.get("schema") != ADVICE_SCHEMA_NAME:
+        problems.append(f"schema: {record.get('schema')!r} is not {ADVICE_SCHEMA_NAME!r}")
+    for i, item in enumerate(record.get("suggestions") or []):
+        if not isinstance(item, Mapping):
+            problems.append(f"suggestions[{i}]: not an object")
+            continue
+        _check(item, SUGGESTION_KEYS, f"suggestions[{i}].", problems, _ADVICE_VALUES)
+    return problems
+
+
 def _check(obj: Mapping[str, Any], keys: Mapping[str, tuple[type, ...]], where: str,
-           problems: list[str]) -> None:
+           problems: list[str], values: Mapping[str, tuple[str, ...]] | None = None) -> None:
+    values = _VALUES if values is None else values
     for key, types in keys.items():
         if key not in obj:
             problems.append(f"{where}{key}: missing")
@@ -317,8 +408,8 @@ def _check(obj: Mapping[str, Any], keys: Mapping[str, tuple[type, ...]], where: 
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
             problems.append(f"{where}{key}: {type(value).__name__} is not "
                             + " or ".join(t.__name__ for t in types))
-        elif isinstance(value, str) and key in _VALUES and value not in _VALUES[key]:
-            problems.append(f"{where}{key}: {value!r} is not one of {_VALUES[key]}")
+        elif isinstance(value, str) and key in values and value not in values[key]:
+            problems.append(f"{where}{key}: {value!r} is not one of {values[key]}")
     for key in obj:
         if key not in keys:
             problems.append(f"{where}{key}: not in the schema")

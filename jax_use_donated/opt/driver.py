@@ -13,12 +13,14 @@ Everything ``xdsl-opt`` accepts works (``-p``, ``--split-input-file``, ``--verif
   (:mod:`jax_use_donated.analysis.report`: per function the totals, the ordering the plan
   assumes, jax.jit's pairing, a per-donor table, hints; ``--verbose`` explains) to stderr or
   ``FILE``, or says why there is nothing to report; a pass's ``report`` option asks for the
-  same; ``--donation-report=html=FILE`` writes it as a self-contained HTML page (a lifetime
-  strip per donated argument, from the same plan records as the JSON);
+  same; ``--donation-report=html=FILE`` writes it as one self-contained HTML page (a lifetime
+  strip per donated argument, from the same plan records as the JSON; with
+  ``--split-input-file`` a section per input chunk);
 * ``--advise`` prints, per public function, which undonated arguments could host a result
   copy-free if donated and what would let each unused donor be reused, by the rules of
   :mod:`jax_use_donated.analysis.advice` under the pipeline's ordering (predicted from the
-  module, unverified: nothing is compiled);
+  module, unverified: nothing is compiled); with ``--donation-report=json`` the document
+  carries it too (``advice``), with ``html=FILE`` the page;
 * unregistered ops are allowed automatically while no StableHLO dialect is installed; once it
   is, only with ``--allow-unregistered-dialect``;
 * every diagnostic is MLIR-style, ``file:line:col: error: message`` (the input's name, or
@@ -58,14 +60,19 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from jax_use_donated.analysis.report import (
     FORMATS,
+    NO_DONORS,
     PAGE_FORMATS,
     RESERVED_FORMATS,
+    AdvisedFunction,
     Format,
+    PageChunk,
+    ReportedPlan,
     ReportStyle,
     advice_text,
     advise_functions,
     donation_report,
     format_bytes,
+    html_chunks_report,
     nothing_to_report,
     render,
 )
@@ -180,6 +187,11 @@ class JaxDonateOptMain(xDSLOptMain):
     version_format: ClassVar[str] = version_line().replace("{", "{{").replace("}", "}}")
 
     def __init__(self, args: Sequence[str] | None = None) -> None:
+        self._chunk_lines: list[int] = []
+        """The first line (0-based) of each input chunk read so far."""
+        self._page_chunks: dict[int, PageChunk] = {}
+        """``html``: each reported chunk's part of the page (by chunk number, from 1), written
+        once at the end of the run (:meth:`write_page`)."""
         super().__init__(description="xdsl-opt with liveness-aware buffer donation for JAX",
                          args=with_report_format(sys.argv[1:] if args is None else args))
         if not self.args.allow_unregistered_dialect and \
@@ -257,9 +269,10 @@ class JaxDonateOptMain(xDSLOptMain):
                  "donors reused and their bytes, the ordering the plan assumes, jax.jit's "
                  "pairing, a table (argument, type, bytes, jax.jit's result, the planned "
                  "one, reason) and hints; FORMAT text (the default: a bare --donation-report) "
-                 "or json (one document per line, versioned), or html=FILE (a self-contained "
-                 "page: a lifetime strip per donated argument); --verbose explains the "
-                 "report's terms")
+                 "or json (one document per line, versioned; per input chunk with "
+                 "--split-input-file), or html=FILE (one self-contained page: a lifetime strip "
+                 "per donated argument; a section per chunk with --split-input-file); "
+                 "--verbose explains the report's terms")
         arg_parser.add_argument(
             "--advise", default=False, action="store_true",
             help="print to stderr, per public function, which undonated arguments could host "
@@ -267,7 +280,9 @@ class JaxDonateOptMain(xDSLOptMain):
                  "reused, under the ordering of the pipeline's donation pass (else "
                  "jax-plan-donation's default); predicted from the module, unverified: "
                  "nothing is compiled (jax_use_donated.advise measures); with "
-                 "--donation-report=html=FILE the page carries it too")
+                 "--donation-report=json the JSON document carries it too (\"advice\": per "
+                 "function each suggestion's path, action, bytes_saved, verified=false, "
+                 "reason), with --donation-report=html=FILE the page")
         arg_parser.add_argument(
             "--path", choices=PATHS, default="auto",
             help="how the input is read, rewritten and printed: jaxlib (C++ MLIR, for "
@@ -299,6 +314,7 @@ class JaxDonateOptMain(xDSLOptMain):
     def parse_chunk(self, chunk: IO[bytes], file_extension: str,
                     start_offset: int = 0) -> ModuleOp | None:
         """xDSL's, with ``--no-implicit-module`` applied to the ``jax`` frontend too."""
+        self._chunk_lines.append(start_offset)
         spec = parse_spec(self.args.frontend or file_extension)
         if spec.name != TEXT_FORMAT:
             return super().parse_chunk(chunk, file_extension, start_offset)
@@ -353,6 +369,17 @@ class JaxDonateOptMain(xDSLOptMain):
             return None
         return ReportStyle(asked[0], asked[1], self.get_input_name())
 
+    def advice_in_report(self) -> bool:
+        """``--advise`` with a JSON or HTML report: the document carries the advice, even
+        without a donation pass (then it holds only the advice and why no plan is reported)."""
+        asked = self.report_format()
+        return bool(getattr(self.args, "advise", False)) and asked is not None \
+            and asked[0] in ("json", "html")
+
+    def no_pass_reason(self) -> str:
+        """Why a pipeline without a donation pass has nothing to report."""
+        return f"the pipeline has no donation pass ({', '.join(REPORTING_PASSES)})"
+
     def advice_ordering(self) -> Any:
         """The ordering ``--advise`` predicts under for functions no pass planned: the first
         donation pass's, else ``jax-plan-donation``'s default."""
@@ -391,7 +418,8 @@ class JaxDonateOptMain(xDSLOptMain):
 
     def write_report(self, text: str) -> None:
         """``text`` (a report) to stderr, or to ``--donation-report``'s ``FILE`` (truncated
-        by the first report of the run, appended to by the next, one per input chunk)."""
+        by the first report of the run, appended to by the next, one per input chunk; the
+        HTML page is written once, :meth:`write_page`)."""
         request: ReportRequest | None = self.args.donation_report
         if request is None or request.path is None:
             sys.stderr.write(text)
@@ -401,22 +429,70 @@ class JaxDonateOptMain(xDSLOptMain):
             f.write(text)
         self._report_opened = True
 
+    def report_chunk(self, plans: Sequence[ReportedPlan],
+                     advised: Sequence[AdvisedFunction] | None, done: bool) -> None:
+        """One input chunk's report, from its ``plans`` and ``advised`` (``--advise``):
+        written now (text, JSON: one per chunk), or kept for the page (HTML, :meth:`write_page`).
+        ``done``: the pipeline ran to its end (else only a chunk with plans is reported)."""
+        style = self.report_style()
+        no_pass = style is None and self.advice_in_report()  # the advice is all there is
+        if no_pass:
+            asked = self.report_format()
+            assert asked is not None
+            style = ReportStyle(asked[0], asked[1], self.get_input_name())
+        if style is None or not (plans or done):
+            return
+        why = self.no_pass_reason() if no_pass else NO_DONORS
+        if style.format == "html":
+            self._page_chunks[len(self._chunk_lines) or 1] = PageChunk(
+                tuple(plans), None if advised is None else tuple(advised), why)
+            return
+        if style.format == "json" and advised is not None:
+            style = dataclasses.replace(style, advice=tuple(advised))
+        self.write_report(nothing_to_report(style, why, with_input=False) if no_pass
+                          else render(plans, style))
+
+    def write_page(self) -> None:
+        """``--donation-report=html=FILE``: one page for the whole input, once, at the end of
+        the run; with ``--split-input-file`` a section per chunk (a chunk that failed says
+        so); nothing when no chunk was reported."""
+        if not self._page_chunks:
+            return
+        chunks = list(self._page_chunks.values())
+        if self.args.split_input_file:
+            total = len(self._chunk_lines)
+            failed = PageChunk((), None, "the chunk failed (its error is on stderr)")
+            chunks = [self._page_chunks.get(n, failed)._replace(
+                label=f"Input chunk {n} of {total}, from line {line + 1}")
+                for n, line in enumerate(self._chunk_lines, 1)]
+        self._page_chunks = {}
+        self.write_report(html_chunks_report(chunks, self.get_input_name()))
+
     def run(self) -> None:
         """As ``xdsl-opt``, except that ``--split-input-file`` goes on after a failed chunk:
         each chunk's error is printed (stderr), and the run fails at the end (exit 1), as in
         ``mlir-opt``. With ``--verify-diagnostics`` or ``--parsing-diagnostics`` (errors are
         the expected output) and without splitting, xDSL's loop runs unchanged.
-        ``--donation-report`` without a pass that plans donation says so, once; a report
-        ``FILE`` that cannot be written fails before anything is read."""
+        ``--donation-report`` without a pass that plans donation says so, once (with
+        ``--advise`` and JSON or HTML, per chunk, with the advice); a report ``FILE`` that
+        cannot be written fails before anything is read; the HTML page is written at the end
+        (:meth:`write_page`)."""
         request: ReportRequest | None = self.args.donation_report
         if request is not None and request.path is not None:
             self.write_report("")  # an unwritable FILE fails here (exit 1, its error)
         asked = self.report_format()
-        if asked is not None and not self.reports_donation():
+        if asked is not None and not self.reports_donation() and not self.advice_in_report():
             self.write_report(nothing_to_report(
                 ReportStyle(asked[0], asked[1], self.get_input_name()),
-                f"the pipeline has no donation pass ({', '.join(REPORTING_PASSES)})",
-                with_input=False))
+                self.no_pass_reason(), with_input=False))
+        try:
+            self.run_chunks()
+        finally:
+            self.write_page()
+
+    def run_chunks(self) -> None:
+        """:meth:`run` after the report's first words: the jaxlib path, else xDSL's loop or
+        ours over the input's chunks."""
         if self.run_jaxlib_path():
             return
         args = self.args
@@ -490,13 +566,9 @@ class JaxDonateOptMain(xDSLOptMain):
                 for diag in sink.diagnostics:
                     print(diag.format(fallback), file=sys.stderr)
                 sys.stderr.flush()
-                style = self.report_style()
                 advised = (advise_functions(plans, models, self.advice_ordering())
                            if advising and done else None)
-                if style is not None and (plans or done):
-                    if style.format == "html" and advised is not None:
-                        style = dataclasses.replace(style, advice=tuple(advised))
-                    self.write_report(render(plans, style))
+                self.report_chunk(plans, advised, done)
                 if advised is not None:
                     sys.stderr.write(advice_text(advised, fallback))
                     sys.stderr.flush()
