@@ -576,6 +576,23 @@ def clone_module(module: Any) -> Any:
         return ir.Module.parse(buffer.getvalue())
 
 
+def clone_module_apart(module: Any) -> Any:
+    """A copy of jaxlib ``ir.Module`` ``module`` in a context of its own (JAX's
+    ``make_ir_context``, through bytecode): it can be compiled on another thread while
+    ``module`` is (JAX's contexts run without MLIR's multithreading locks, so two threads must
+    never share one)."""
+    import io
+
+    from jax._src.interpreters import mlir
+    from jax._src.lib.mlir import ir  # pyright: ignore[reportPrivateImportUsage]
+
+    buffer = io.BytesIO()
+    module.operation.write_bytecode(buffer)
+    context = mlir.make_ir_context()
+    with context:
+        return ir.Module.parse(buffer.getvalue())
+
+
 def footprint(executable: Any) -> int | None:
     """Bytes an executable holds while it runs: arguments, outputs not aliased to an argument,
     and temporaries (``get_compiled_memory_stats``; ``None`` where the backend does not say)."""

@@ -24,10 +24,12 @@ JAX's attributes, with one warning.
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import logging
 import os
 import sys
+import threading
 import time
 import warnings
 import weakref
@@ -213,7 +215,9 @@ def on_compiled(module: Any, compile: Compile) -> Any:
     (:attr:`.LoweringRecord.drop_options`). With ``footprint_guard`` (the default), where the
     plan compiles differently from ``jax.jit`` (other alias pairs, or region analysis), JAX's
     own pairing is compiled too (a copy of the module with JAX's attributes, XLA's default
-    options) and the executable that needs fewer bytes is used, once per lowering: the
+    options), on another thread while the plan's compiles (XLA releases the GIL: the wall time
+    stays about one compile's where a second core is free), and the executable that needs
+    fewer bytes is used, once per lowering: the
     record then says so (:attr:`.LoweringRecord.kept_jax`) and its plan describes JAX's
     pairing. The module given to XLA is checked against the plan, and every donor's outcome
     is measured in the executable (``last_plan``, :func:`~.records.recent_plans` and
@@ -226,9 +230,16 @@ def on_compiled(module: Any, compile: Compile) -> Any:
     options = PlannerOptions.decode(record.options_text) if record.options_text else None
     if record.kept_jax is not None and record.compiled_module is not None:
         return compile(record.drop_options + _added(record), module=record.compiled_module)
-    executable = compile(record.drop_options)
-    if options is not None and options.footprint_guard and not record.footprints:
-        executable = _guard(record, module, executable, compile)
+    guard = (_start_guard(record, module, compile)
+             if options is not None and options.footprint_guard and not record.footprints
+             else None)
+    try:
+        executable = compile(record.drop_options)
+    finally:
+        if guard is not None:
+            guard.thread.join()
+    if guard is not None:
+        executable = _finish_guard(record, executable, guard)
     compiled = record.compiled_module if record.kept_jax is not None else module
     wall, cpu = time.perf_counter(), time.thread_time()
     try:
@@ -254,31 +265,70 @@ def _added(record: LoweringRecord) -> tuple[str, ...]:
     return (REGION_ANALYSIS_CPU,)
 
 
-def _guard(record: LoweringRecord, module: Any, ours: Any, compile: Compile) -> Any:
-    """The footprint guard of :func:`on_compiled`: ``ours``, or the executable of JAX's own
-    pairing when that needs fewer bytes."""
+@dataclasses.dataclass
+class _GuardJob:
+    """JAX's own pairing of a planned module, compiling on a thread of its own."""
+
+    copy: Any
+    jax_pairs: dict[int, int]
+    jax_donors: list[int]
+    thread: threading.Thread
+    setup_wall: float
+    setup_cpu: float
+    executable: Any = None
+    error: BaseException | None = None
+    cpu: float = 0.0
+
+
+def _start_guard(record: LoweringRecord, module: Any, compile: Compile) -> _GuardJob | None:
+    """The footprint guard of :func:`on_compiled`, started: a copy of ``module`` with JAX's
+    pairing (in a context of its own, :func:`.jax_internals.clone_module_apart`) compiling on
+    another thread; ``None`` where the plan compiles as ``jax.jit`` compiles it."""
     jax_pairs = {d: k for d, (attr, k) in record.jax_attrs.items()
                  if attr == ALIASING_OUTPUT and isinstance(k, int)}
     jax_donors = sorted(d for d, (attr, _) in record.jax_attrs.items() if attr == BUFFER_DONOR)
     region = REGION_ANALYSIS_CPU not in record.drop_options and _planner_region(record)
     if (record.expected == jax_pairs and sorted(record.buffer_donors) == jax_donors
             and not region):
-        return ours  # compiled as jax.jit compiles it
-    mine = jax_internals.footprint(ours)
+        return None  # compiled as jax.jit compiles it
     wall, cpu = time.perf_counter(), time.thread_time()
     try:
-        copy = jax_internals.clone_module(module)
+        copy = jax_internals.clone_module_apart(module)
         main = module_function(copy, "main")
-        if main is None or mine is None:
-            return ours
+        if main is None:
+            return None
         set_arg_donations(main, jax_pairs, jax_donors)
-        theirs_executable = compile(record.drop_options + _added(record), module=copy)
-        theirs = jax_internals.footprint(theirs_executable)
-    except Exception:  # JAX's pairing does not compile here: keep ours
+    except Exception:  # no copy to compile: keep ours
+        return None
+    job = _GuardJob(copy, jax_pairs, jax_donors, threading.Thread(), 0.0, 0.0)
+
+    def run() -> None:
+        start = time.thread_time()
+        try:
+            job.executable = compile(record.drop_options + _added(record), module=copy)
+        except BaseException as err:  # JAX's pairing does not compile here: keep ours
+            job.error = err
+        finally:
+            job.cpu = time.thread_time() - start
+
+    context = contextvars.copy_context()
+    job.thread = threading.Thread(target=context.run, args=(run,), daemon=True,
+                                  name="jax_use_donated footprint guard")
+    job.setup_wall, job.setup_cpu = time.perf_counter() - wall, time.thread_time() - cpu
+    job.thread.start()
+    return job
+
+
+def _finish_guard(record: LoweringRecord, ours: Any, job: _GuardJob) -> Any:
+    """The footprint guard of :func:`on_compiled`, finished (its thread joined): ``ours``, or
+    the executable of JAX's own pairing when that needs fewer bytes."""
+    record.timings["guard"] = job.setup_wall
+    record.cpu_timings["guard"] = job.setup_cpu + job.cpu
+    mine = jax_internals.footprint(ours)
+    if job.error is not None or job.executable is None or mine is None:
         return ours
-    finally:
-        record.timings["guard"] = time.perf_counter() - wall
-        record.cpu_timings["guard"] = time.thread_time() - cpu
+    theirs_executable = job.executable
+    theirs = jax_internals.footprint(theirs_executable)
     if theirs is None:
         return ours
     record.footprints = {"ours": mine, "jax": theirs}
@@ -286,8 +336,8 @@ def _guard(record: LoweringRecord, module: Any, ours: Any, compile: Compile) -> 
         return ours
     record.kept_jax = (f"it needs {mine - theirs:,} fewer bytes in XLA's compile than ours "
                        f"({theirs:,} B against {mine:,} B)")
-    record.compiled_module = copy
-    record.expected, record.buffer_donors = jax_pairs, jax_donors
+    record.compiled_module = job.copy
+    record.expected, record.buffer_donors = job.jax_pairs, job.jax_donors
     record.leaf_plan = None
     record.call_plan()
     records.publish(record)
