@@ -47,8 +47,9 @@ class PlannerOptions:
     as good, the program compiles with XLA's default; ``False`` compiles as ``jax.jit`` does."""
     footprint_guard: bool = True
     """Where the plan compiles differently from ``jax.jit`` (other alias pairs, or region
-    analysis), also compile JAX's own pairing with XLA's default options, once per lowering,
-    and keep whichever executable needs fewer bytes (arguments, unaliased outputs,
+    analysis), also compile JAX's own pairing with XLA's default options, once per lowering, on
+    a thread beside the plan's compile (twice the compile CPU; about one compile's wall time
+    where a core is free), and keep whichever executable needs fewer bytes (arguments, unaliased outputs,
     temporaries): the drop-in's footprint is never above ``jax.jit``'s (``False``: one
     compile, ours)."""
     forced_pairs: tuple[tuple[int, int], ...] | None = None
