@@ -564,18 +564,6 @@ def _without_options(args: tuple[Any, ...], kwargs: dict[str, Any], drop: Sequen
     return (*args[:index], kept, *args[index + 1:]), kwargs
 
 
-def clone_module(module: Any) -> Any:
-    """A copy of jaxlib ``ir.Module`` ``module`` (through bytecode, in its context)."""
-    import io
-
-    from jax._src.lib.mlir import ir  # pyright: ignore[reportPrivateImportUsage]
-
-    buffer = io.BytesIO()
-    module.operation.write_bytecode(buffer)
-    with module.context:
-        return ir.Module.parse(buffer.getvalue())
-
-
 def clone_module_apart(module: Any) -> Any:
     """A copy of jaxlib ``ir.Module`` ``module`` in a context of its own (JAX's
     ``make_ir_context``, through bytecode): it can be compiled on another thread while
