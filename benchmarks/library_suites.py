@@ -15,9 +15,10 @@ file runs twice, one pytest process each, with ``jax_use_donated.tools.suite_plu
 It prints (and with ``--output`` writes) the counts side by side, every test that passes plain
 and not switched on (with the first line of its failure), the ``DonationWarning`` texts the
 suite met, and how much the planner did (lowerings planned, donated leaves reused); exit status
-1 when a test regressed. Switched on, ``DonationWarning`` is recorded, not turned into an error
-by the suite's filters (``--warnings``); the tests that met one are then rerun under the
-suite's own filters, and those that fail there are listed as tripping over it.
+1 when a test regressed, or when a file ran no test (a collection error, such as a missing test
+dependency). Switched on, ``DonationWarning`` is recorded, not turned into an error by the
+suite's filters (``--warnings``); the tests that met one are then rerun under the suite's own
+filters, and those that fail there are listed as tripping over it.
 """
 
 from __future__ import annotations
@@ -382,6 +383,14 @@ def main(argv: list[str] | None = None) -> int:
     print(text)
     if args.output is not None:
         args.output.write_text(text, encoding="utf-8")
+    # A file that ran no test, or whose counts disagree with pytest's, gives no verdict: a
+    # collection error (a missing test dependency) must not read as "0 regressions".
+    silent = [r.file for r in results if not r.plain.outcomes or not r.plain.consistent()
+              or not r.switched.consistent()]
+    if silent:
+        print(f"error: no verdict for {', '.join(silent)}: no test ran, or pytest's summary "
+              "disagrees with the plugin's log (see the notes above)", file=sys.stderr)
+        return 1
     return 1 if any(r.regressions() for r in results) else 0
 
 
