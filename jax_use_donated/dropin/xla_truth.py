@@ -315,32 +315,37 @@ class _Module:
         self.lines = text.split("\n")
         self.blocks: dict[str, tuple[bool, int, int]] = {}
         """Computation name -> (is the entry, first instruction line, end line)."""
-        self.roots: dict[str, int] = {}
-        """Computation name -> its ``ROOT`` line."""
+        self._roots: dict[str, int | None] = {}
+        """Computation name -> its ``ROOT`` line (found when first asked for)."""
         self.entry_name: str | None = None
         self._parsed: dict[str, HloComputation] = {}
-        start = root = -1
-        header: tuple[str, bool] | None = None
-        for i, line in enumerate(self.lines):
-            if header is None:
-                if line.endswith("{") and not line.startswith((" ", "HloModule")):
-                    m = _COMPUTATION.match(line)
-                    if m is not None:
-                        header, start, root = (m.group(2), bool(m.group(1))), i + 1, -1
-            elif line[:12].lstrip().startswith("ROOT "):
-                root = i
-            elif line == "}" or line.strip() == "}":
-                name, entry = header
-                self.blocks[name] = (entry, start, i)
-                if root >= 0:
-                    self.roots[name] = root
-                if entry:
-                    self.entry_name = name
-                header = None
+        lines = self.lines
+        # Computations are printed one after another: a header line ending in "{", the
+        # indented instructions, a line "}". Finding each "}" is a C-speed list search.
+        pos = 0
+        while True:
+            try:
+                end = lines.index("}", pos)
+            except ValueError:
+                break
+            for i in range(pos, end):
+                header = _COMPUTATION.match(lines[i])
+                if header is not None and not lines[i].startswith(("HloModule", " ")):
+                    name, entry = header.group(2), bool(header.group(1))
+                    self.blocks[name] = (entry, i + 1, end)
+                    if entry:
+                        self.entry_name = name
+                    break
+            pos = end + 1
 
     def root_line(self, name: str) -> str | None:
         """The ``ROOT`` line of a computation, without parsing the others."""
-        i = self.roots.get(name)
+        if name not in self._roots:
+            block = self.blocks.get(name)
+            self._roots[name] = None if block is None else next(
+                (i for i in range(block[2] - 1, block[1] - 1, -1)  # XLA prints it last
+                 if self.lines[i][:12].lstrip().startswith("ROOT ")), None)
+        i = self._roots[name]
         return self.lines[i] if i is not None else None
 
     def mentions(self, name: str, needles: tuple[str, ...]) -> bool:
