@@ -47,12 +47,17 @@ warning, given from the measured executable, is not)."""
 SCAN = Program(slots=("s", "v"), blocks=(Block("scan_acc", 0, 1),), donate=(1,),
                order=(0, 1, 2))
 """A donated ``s1`` read by the ``scan`` (through its mean) and updated after it: without
-region analysis it is predicted copied, XLA aliases it copy-free."""
+region analysis it was predicted copied, XLA aliases it copy-free (the final sum of
+``s1 + c`` is a ``reduce-window`` on XLA:CPU, which reads the add's buffer rather than
+recomputing it: :func:`jax_use_donated.analysis.semantics.fuses_producers`)."""
 MULTISTEPS = Program(slots=("m",), blocks=(), donate=(2,), order=(0, 1, 2),
                      library="multisteps", lib_at=1, aux=False)
 """``opt_state`` of ``optax.MultiSteps`` donated: its counters and buffers (results of the
-``stablehlo.case`` optax's ``lax.cond`` lowers to) are predicted copied; XLA aliases them
-copy-free (and no copy warning is given: warnings follow the measurement)."""
+``stablehlo.case`` optax's ``lax.cond`` lowers to) were predicted copied; XLA aliases them
+copy-free (and no copy warning is given: warnings follow the measurement). Later, with region
+analysis, ``nu['b']`` and ``acc_grads['w']`` were predicted copy-free and XLA copied them: the
+divides of Adam's bias correction, used once, run inside the parameter update's fusion
+(:func:`jax_use_donated.analysis.liveness.single_use_fused`)."""
 MULTISTEPS_PARAMS = Program(slots=("s", "m"), blocks=(), donate=(0,), order=(0, 1, 2, 3),
                             library="multisteps", lib_at=0, aux=False)
 """Only ``params`` donated to a ``MultiSteps`` step: ``params['w']`` predicted reused
@@ -80,9 +85,6 @@ KINDS = [*DISAGREEMENTS, "false copy warning", "numbers differ", "footprint abov
 
 KNOWN: dict[tuple[str, str, bool], str] = {
     # (scope, kind, region_analysis) -> the pinned reproducers that show it
-    ("single", "predicted copied, measured copy-free", False): "SCAN",
-    ("single", "predicted copy-free, measured copied", True): "MULTISTEPS",
-    ("single", "footprint above jax.jit", True): "MULTISTEPS",
 }
 
 

@@ -77,3 +77,49 @@ def test_no_second_compile_where_the_plan_is_jax_pairing() -> None:
     # one pair, JAX's own, and no copy region analysis would save: compiled as jax.jit does
     assert record.drop_options == ("xla_cpu_copy_insertion_use_region_analysis",)
     assert record.footprints == {} and record.kept_jax is None
+
+
+def _adam_with_a_loop(params: jax.Array, m: jax.Array, v: jax.Array, g: jax.Array) -> Any:
+    """The README's Adam step (state first, params last) with a loop over the gradient: the
+    loop keeps region analysis in the plan's compile (the guard compares both compiles)."""
+    g = jax.lax.fori_loop(0, 2, lambda i, x: x * 0.5, g)
+    m = 0.9 * m + 0.1 * g
+    v = 0.999 * v + 0.001 * g * g
+    return m, v, params - 1e-3 * m / (jnp.sqrt(v) + 1e-8)
+
+
+def test_a_loop_keeps_region_analysis_and_scan_carries_stay_copy_free() -> None:
+    x = jnp.ones((64, 64))
+    step = jud.jit(_adam_with_a_loop, donate_argnums=(0, 1, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lowered = step.lower(x, x, x, x)
+        lowered.compile()
+    record = records.record_of(lowered.compiler_ir())
+    assert record is not None
+    assert record.drop_options == () and record.plan.ordering == "xla-cpu-region"
+    assert set(record.footprints) == {"ours", "jax"}  # the guard compiled JAX's pairing too
+
+
+def test_jax_default_column_describes_jax_jit_as_it_compiles() -> None:
+    """Under region analysis JAX's pair ``m -> result[1]`` would be copy-free; ``jax.jit``
+    compiles without it and copies ``m``: the JAX column and ``jax_copy_free`` say so, checked
+    against ``jax.jit``'s own executable."""
+    from jax_use_donated.dropin.xla_truth import read_truth
+
+    x = jnp.ones((64, 64))
+    step = jud.jit(_adam_with_a_loop, donate_argnums=(0, 1, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        report = step.explain(x, x, x, x)
+        plan = step.plan(x, x, x, x)
+        compiled = jax.jit(_adam_with_a_loop, donate_argnums=(0, 1, 2)).lower(
+            x, x, x, x).compile()
+    truth = read_truth(compiled.as_text(), [0, 1, 2])
+    rows = {r.path: r for r in report.rows}
+    for name, d in (("params", 0), ("m", 1), ("v", 2)):
+        measured = truth.donors[d].outcome.value
+        assert rows[name].jax_copy_free == (measured == "copy-free"), (name, measured)
+        assert plan.donation(name).jax_copy_free == (measured == "copy-free"), (name, measured)
+    assert truth.donors[1].outcome.value == "copied"
+    assert "-> result[1], XLA copies" in str(report)

@@ -174,3 +174,24 @@ def test_plan_names_a_fallback(monkeypatch: pytest.MonkeyPatch) -> None:
     plan = quiet(f.plan, *mats())
     assert plan.fallback_reason is not None and "simulated" in plan.fallback_reason
     assert plan.parameter_pairs == {0: 0, 1: 1}  # JAX's own pairing is kept
+
+
+def test_printed_plan_is_a_short_summary_with_a_line_per_leaf() -> None:
+    f = jud.jit(lambda p, x: ({"w": p["w"] * 2.0}, x.sum()), donate_argnums=(0, 1))
+    plan = quiet(f.plan, {"w": jnp.ones((4, 4))}, jnp.ones(3))
+    lines = str(plan).splitlines()
+    assert lines[0] == ("jit(<lambda>): 1 of 2 donated leaves reused copy-free, 0 copied by "
+                        "XLA, 1 not donated (measured)")
+    assert lines[1:] == ["  p['w'] -> result[0]['w']: copy-free",
+                         "  x: not donated (no-compatible-result)"]
+    assert repr(plan) == f"<CallPlan {lines[0]}>"
+
+
+def test_printed_plan_of_many_leaves_is_capped() -> None:
+    n = jud.CallPlan.STR_LEAVES + 5
+    f = jud.jit(lambda xs: [x + 1.0 for x in xs], donate_argnums=0)
+    plan = quiet(f.plan, [jnp.ones(2) * i for i in range(n)])
+    lines = str(plan).splitlines()
+    assert len(lines) == 1 + jud.CallPlan.STR_LEAVES + 1
+    assert lines[-1] == ("  ... 5 more; jax_use_donated.explain(...) gives the full report")
+    assert all(line.endswith(": copy-free") for line in lines[1:-1])

@@ -49,7 +49,7 @@ from jax_use_donated.analysis.liveness import (
 )
 from jax_use_donated.analysis.model import Arg, DonationKind, FunctionModel, Op, Placement, Result
 from jax_use_donated.analysis.orderings import Ordering, ordering_model
-from jax_use_donated.analysis.semantics import FUSING_CONSUMERS, is_elementwise
+from jax_use_donated.analysis.semantics import fuses_producers, is_elementwise
 
 
 class Reason(Enum):
@@ -462,7 +462,7 @@ class PairChecker:
         anc: list[int] = []
         for op in self.fn.ops:
             acc = 0
-            fusing = op.name in FUSING_CONSUMERS
+            fusing = fuses_producers(op)
             for v in op.operands:
                 acc |= recomputed[v] if fusing and v in recomputed else reach.get(v, 0)
             for v in op.region_uses:

@@ -101,6 +101,30 @@ FUSING_CONSUMERS: frozenset[str] = ELEMENTWISE_OPS | frozenset(
 convolutions, custom calls, loops and calls keep their operands as separate buffers."""
 
 
+TREE_REDUCTION_WINDOW = 32
+"""XLA:CPU's ``TreeReductionRewriter`` window: a ``reduce`` of a dimension longer than this
+becomes a ``reduce-window`` and a ``reduce``, and that ``reduce-window`` fuses no producer."""
+
+
+def fuses_producers(op: Op) -> bool:
+    """Whether XLA:CPU fuses ``op``'s cheap producers into it (:data:`FUSING_CONSUMERS`), except
+    the one split of the tree reduction rewriter measured: a ``reduce`` of a vector longer than
+    :data:`TREE_REDUCTION_WINDOW` to a scalar.
+
+    Measured: ``s1 + c`` returned and summed (``s1: f32[64]``): the sum's ``reduce-window``
+    reads the add's buffer, it does not recompute ``s1 + c``. (A ``reduce`` of a matrix's
+    rows, ``[64, 64] -> [64]``, is one fusion with its producers on XLA:CPU 0.10.)"""
+    if op.name not in FUSING_CONSUMERS:
+        return False
+    if op.name != "stablehlo.reduce" or not op.operand_types or not op.result_types:
+        return True
+    operand, result = op.operand_types[0], op.result_types[0]
+    if operand is None or result is None or result.shape or len(operand.shape) != 1:
+        return True
+    size = operand.shape[0]
+    return size is not None and size <= TREE_REDUCTION_WINDOW
+
+
 def duplicable(op: Op) -> bool:
     """A cheap single-result producer that XLA duplicates into its fusing consumers."""
     return op.name in DUPLICABLE_OPS and len(op.results) == 1

@@ -148,7 +148,7 @@ def report_of(record: LoweringRecord | None, name: str,
         return report
     fn, plan = record.function, record.plan
     live = Liveness(fn, fusion_duplication=ordering_model(plan.ordering).xla)
-    checker = PairChecker(fn, live, plan.ordering)
+    checker = PairChecker(fn, live, record.jax_ordering)  # JAX's pairs as jax.jit compiles
     paths = record.result_paths
     for v in plan.verdicts:
         arg = v.arg

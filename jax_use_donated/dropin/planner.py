@@ -64,7 +64,6 @@ from jax_use_donated.dropin.jax_internals import JAX_UNUSABLE_WARNING, Compile, 
 from jax_use_donated.dropin.options import OptionsError, PlannerOptions
 from jax_use_donated.dropin.records import (
     Analysis,
-    CallPlan,
     LeafDonation,
     LoweringRecord,
     PendingWarning,
@@ -505,9 +504,13 @@ def analyse(lowering: Lowering, options: PlannerOptions,
             return plan_module(module, StepClock())
 
     analysis = plan_module(module, clock)
-    if REGION_ANALYSIS_CPU in lowering.added_options and _region_saves_nothing(analysis):
+    if (REGION_ANALYSIS_CPU in lowering.added_options and _region_saves_nothing(analysis)
+            and not (options.footprint_guard and _has_loops(analysis.function))):
         # The data-dependence plan hosts every pair the region plan does, copy-free: compile
-        # as jax.jit does (region analysis only moves XLA's temporaries then).
+        # as jax.jit does. Region analysis then only moves XLA's own copies, which it can
+        # add, a decode loop's cache, or save, a scan's carries: around loops and
+        # conditionals the footprint guard compiles both and keeps the smaller
+        # (:func:`on_compiled`).
         ordering, drop = "xla-cpu", (REGION_ANALYSIS_CPU,)
         analysis = plan_module(module, clock)
     record = LoweringRecord(name, jax_attrs, result_names(main),
@@ -519,6 +522,12 @@ def analyse(lowering: Lowering, options: PlannerOptions,
     record.region_added = REGION_ANALYSIS_CPU in lowering.added_options
     clock.lap("plan")
     return record
+
+
+def _has_loops(fn: FunctionModel) -> bool:
+    """Whether ``fn`` has a loop or a conditional (where XLA's copies of loop-carried and
+    branch values differ between the copy-insertion modes)."""
+    return any(op.name in ("stablehlo.while", "stablehlo.case") for op in fn.ops)
 
 
 def _region_saves_nothing(analysis: Analysis) -> bool:
@@ -744,7 +753,7 @@ def warn_measured(record: LoweringRecord, options: PlannerOptions) -> None:
         else:
             unusable.append((JAX_UNUSABLE_WARNING, diagnostic))
     if logger.isEnabledFor(logging.DEBUG):
-        logger.debug("%s", _summary(record.name, plan))
+        logger.debug("%s", plan.summary)
     for head, d in wasted:
         logger.info("%s: %s: %s", head, record.name, d.message)
     for head, d in unusable:
@@ -774,14 +783,6 @@ def _measured_text(x: LeafDonation, pending: PendingWarning | None) -> tuple[str
     elif x.measured == "not donated" and x.status == "buffer donor" and x.note:
         text = text.replace(f"; {x.note}", "") + "; measured: XLA gave it no output"
     return text, loc
-
-
-def _summary(name: str, plan: CallPlan) -> str:
-    outcomes = [x.outcome for x in plan.donations]
-    state = "measured" if plan.measured else "predicted"
-    return (f"{name}: {outcomes.count('copy-free')} of {len(outcomes)} donated leaves reused "
-            f"copy-free, {outcomes.count('copied')} copied by XLA, "
-            f"{outcomes.count('not donated')} not donated ({state})")
 
 
 def warning_text(diagnostic: Diagnostic, where: str, head: str = JAX_UNUSABLE_WARNING) -> str:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 from jax_use_donated.analysis import report_schema
 from jax_use_donated.analysis.errors import ALIASING_OUTPUT, BUFFER_DONOR
 from jax_use_donated.analysis.model import FunctionModel
-from jax_use_donated.analysis.plan import DonationPlan
+from jax_use_donated.analysis.plan import DonationPlan, PairChecker
 from jax_use_donated.analysis.report_schema import problem_of
 from jax_use_donated.analysis.xla_fallback import XlaFallback
 from jax_use_donated.dropin import extensions
@@ -145,6 +145,23 @@ class LoweringRecord:
         """What unpaired donors keep for XLA (JAX's copying pair, or the buffer-donor mark)."""
         return self._analysis().fallback
 
+    @property
+    def jax_ordering(self) -> str:
+        """The ordering ``jax.jit`` compiles this program with: the plan's, without the region
+        analysis the planner added to its own compile (JAX's columns of ``explain`` and
+        :attr:`LeafDonation.jax_copy_free` describe ``jax.jit`` as it compiles)."""
+        ordering = self.plan.ordering
+        if self.region_added and ordering.endswith("-region"):
+            return ordering[:-len("-region")]
+        return ordering
+
+    def jax_checker(self) -> PairChecker | None:
+        """The pair rule under :attr:`jax_ordering` (``None``: the plan kept no rule)."""
+        plan = self.plan
+        if plan.checker is None or self.jax_ordering == plan.ordering:
+            return plan.checker
+        return PairChecker(self.function, plan.checker.live, self.jax_ordering)
+
     def _jax_view(self) -> _JaxView:
         return _jax_view_of(self)
 
@@ -163,6 +180,8 @@ class LoweringRecord:
             plan, fallback = self.plan, self.fallback
             ordering = plan.ordering
             jax_view = self._jax_view() if self.kept_jax is not None else None
+            jax_rule = self.jax_checker()
+            same_rule = jax_rule is plan.checker
             if jax_view is not None:
                 ordering = "xla-cpu"
             for v in plan.verdicts:
@@ -213,7 +232,8 @@ class LoweringRecord:
                     if jax_result is not None else None,
                     jax_result_path=_at(self.result_paths, jax_result)
                     if jax_result is not None else None,
-                    jax_copy_free=_jax_copy_free(plan, d, k, jax_result),
+                    jax_copy_free=_jax_copy_free(jax_rule, d, k if same_rule else None,
+                                                 jax_result),
                     location=reader.loc.text if reader is not None and k is None else None,
                     note=note or "",
                 ))
@@ -258,17 +278,18 @@ def _jax_view_of(record: LoweringRecord) -> _JaxView:
     return _JaxView(pairs, predict_pairing(record.function, "xla-cpu", pairs))
 
 
-def _jax_copy_free(plan: DonationPlan, d: int, ours: int | None,
+def _jax_copy_free(rule: PairChecker | None, d: int, ours: int | None,
                    jax_result: int | None) -> bool | None:
-    """Whether JAX's own pair of donor ``d`` is copy-free under the plan's ordering (``None``:
-    JAX gave it no pair, or the pair rule is gone)."""
+    """Whether JAX's own pair of donor ``d`` is copy-free as ``jax.jit`` compiles it (``rule``:
+    :meth:`LoweringRecord.jax_checker`; ``ours``: the plan's pair when the plan follows the
+    same rule; ``None``: JAX gave it no pair, or the pair rule is gone)."""
     if jax_result is None:
         return None
     if ours == jax_result:
         return True
-    if plan.checker is None:
+    if rule is None:
         return None
-    return plan.checker.blocker(d, jax_result) is None
+    return rule.blocker(d, jax_result) is None
 
 
 @dataclass(frozen=True)
@@ -426,6 +447,42 @@ class CallPlan:
     arguments the leaf names were recovered from; ``None``: ``jax.jit`` itself."""
     ordering: str = ""
     """The copy-insertion model the plan follows (``xla-cpu-region``, ``xla-cpu``, ...)."""
+
+    STR_LEAVES = 20
+    """At most this many leaf lines in :meth:`__str__` (``jax_use_donated.explain`` has all)."""
+
+    @property
+    def summary(self) -> str:
+        """One line: ``jit(step): 14 of 16 donated leaves reused copy-free, 1 copied by XLA, 1
+        not donated (measured)``."""
+        outcomes = [x.outcome for x in self.donations]
+        state = "measured" if self.measured else "predicted"
+        text = (f"{self.function}: {outcomes.count('copy-free')} of {len(outcomes)} donated "
+                f"leaves reused copy-free, {outcomes.count('copied')} copied by XLA, "
+                f"{outcomes.count('not donated')} not donated ({state})")
+        if self.fallback_reason:
+            text += f"; JAX's own pairing kept: {self.fallback_reason}"
+        return text
+
+    def __str__(self) -> str:
+        """:attr:`summary`, then a line per donated leaf (its path, the result its buffer
+        hosts, the outcome), at most :attr:`STR_LEAVES` of them::
+
+            jit(step): 3 of 3 donated leaves reused copy-free, 0 copied by XLA, 0 not donated (measured)
+              params['w'] -> result[0]['w']: copy-free
+        """
+        lines = [self.summary]
+        for x in self.donations[:self.STR_LEAVES]:
+            target = f" -> {x.result_path}" if x.result_path and x.status != "not reused" else ""
+            why = f" ({x.reason})" if x.status != "reused" and x.reason != "paired" else ""
+            lines.append(f"  {x.text}{target}: {x.outcome or x.status}{why}")
+        if len(self.donations) > self.STR_LEAVES:
+            lines.append(f"  ... {len(self.donations) - self.STR_LEAVES} more; "
+                         "jax_use_donated.explain(...) gives the full report")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"<CallPlan {self.summary}>"
 
     def with_truth(self, truth: ExecutableTruth) -> CallPlan:
         """This plan with each leaf's measured outcome from the compiled executable."""
