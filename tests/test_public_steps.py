@@ -37,15 +37,9 @@ SELECTED = [v.name for v in PUBLIC_VARIANTS
             if not os.environ.get("JUD_PUBLIC_STEPS")
             or v.name in os.environ["JUD_PUBLIC_STEPS"].split(",")]
 
-_COMBINER = ("the Dense_1 and Dense_2 kernels predicted copied, copy-free: XLA's all-reduce "
-             "combiner merges the gradients' all-reduces, which orders each kernel's update "
-             "after the backward dot that reads it; the rules do not model the combiner")
-
 KNOWN: dict[tuple[str, str], str] = {
     ("minigpt_nnx", "disagreement region=False"):
         "the two mha key biases predicted copy-free, XLA copies them",
-    ("shard_map_dp", "disagreement region=True"): _COMBINER,
-    ("shard_map_dp", "disagreement region=False"): _COMBINER,
 }
 
 _CHILD = """

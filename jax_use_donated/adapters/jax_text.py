@@ -45,6 +45,7 @@ from jax_use_donated.analysis.building import (
     placement,
     xla_region,
 )
+from jax_use_donated.analysis.collectives import combine_all_reduces
 from jax_use_donated.analysis.cse import MERGEABLE_OPS, IdenticalOps, merge_identical_ops
 from jax_use_donated.analysis.errors import (
     ALIASING_OUTPUT,
@@ -716,6 +717,8 @@ class TextModuleAdapter:
         if xla_view and has_calls(fn):
             fn = inline_calls(fn, self.callee_model)
             fn = merge_identical_ops(fn, _op_key)
+        if xla_view:
+            fn = combine_all_reduces(fn, _op_key)
         return fn
 
     def _body_model(self, fn_text: TextFunction, values: dict[str, ValueId],

@@ -46,6 +46,7 @@ from jax_use_donated.analysis.building import (
 from jax_use_donated.analysis.building import (
     element_bits as element_bits_of,
 )
+from jax_use_donated.analysis.collectives import combine_all_reduces
 from jax_use_donated.analysis.cse import (
     MERGEABLE_OPS,
     IdenticalOps,
@@ -364,6 +365,8 @@ class ModuleAdapter:
             if has_calls(fn):
                 fn = inline_calls(fn, self.callee_model)
             fn = merge_identical_ops(fn, attribute_key)
+        if xla_view:
+            fn = combine_all_reduces(fn, attribute_key)
         return fn
 
     def callee_model(self, callee: str) -> FunctionModel | None:

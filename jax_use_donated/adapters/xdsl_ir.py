@@ -45,6 +45,7 @@ from jax_use_donated.analysis.building import (
     placement,
     xla_region,
 )
+from jax_use_donated.analysis.collectives import combine_all_reduces
 from jax_use_donated.analysis.cse import canonical_op_text, merge_identical_ops
 from jax_use_donated.analysis.errors import (
     ALIASING_OUTPUT,
@@ -415,6 +416,7 @@ def build_function_model(
         if has_calls(fn):
             fn = inline_calls(fn, symbols.callee_model)
         fn = merge_identical_ops(fn, attribute_key)
+        fn = combine_all_reduces(fn, attribute_key)
     return fn
 
 
