@@ -115,7 +115,9 @@ def test_jax_default_column_describes_jax_jit_as_it_compiles() -> None:
         plan = step.plan(x, x, x, x)
         compiled = jax.jit(_adam_with_a_loop, donate_argnums=(0, 1, 2)).lower(
             x, x, x, x).compile()
-    truth = read_truth(compiled.as_text(), [0, 1, 2])
+    text = compiled.as_text()
+    assert text is not None
+    truth = read_truth(text, [0, 1, 2])
     rows = {r.path: r for r in report.rows}
     for name, d in (("params", 0), ("m", 1), ("v", 2)):
         measured = truth.donors[d].outcome.value

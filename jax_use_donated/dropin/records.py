@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 from jax_use_donated.analysis import report_schema
 from jax_use_donated.analysis.errors import ALIASING_OUTPUT, BUFFER_DONOR
 from jax_use_donated.analysis.model import FunctionModel
+from jax_use_donated.analysis.orderings import Ordering
 from jax_use_donated.analysis.plan import DonationPlan, PairChecker
 from jax_use_donated.analysis.report_schema import problem_of
 from jax_use_donated.analysis.xla_fallback import XlaFallback
@@ -146,13 +147,13 @@ class LoweringRecord:
         return self._analysis().fallback
 
     @property
-    def jax_ordering(self) -> str:
+    def jax_ordering(self) -> Ordering:
         """The ordering ``jax.jit`` compiles this program with: the plan's, without the region
         analysis the planner added to its own compile (JAX's columns of ``explain`` and
         :attr:`LeafDonation.jax_copy_free` describe ``jax.jit`` as it compiles)."""
         ordering = self.plan.ordering
-        if self.region_added and ordering.endswith("-region"):
-            return ordering[:-len("-region")]
+        if self.region_added:
+            return WITHOUT_REGION.get(ordering, ordering)
         return ordering
 
     def jax_checker(self) -> PairChecker | None:
@@ -254,6 +255,11 @@ class LoweringRecord:
                                   tuple(self.buffer_donors), self.fallback_reason,
                                   library=self.library, ordering=ordering)
         return self.leaf_plan
+
+
+WITHOUT_REGION: dict[str, Ordering] = {"xla-cpu-region": "xla-cpu",
+                                       "xla-gpu-region": "xla-gpu"}
+"""An ordering with region analysis -> the same backend's default copy insertion."""
 
 
 @dataclass
