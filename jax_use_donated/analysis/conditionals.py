@@ -50,7 +50,13 @@ import os
 from dataclasses import dataclass
 from typing import Protocol
 
-from jax_use_donated.analysis.model import Donation, DonationKind, FunctionModel, Op
+from jax_use_donated.analysis.model import (
+    Donation,
+    DonationKind,
+    FunctionModel,
+    Op,
+    reads_only,
+)
 from jax_use_donated.analysis.semantics import classify
 
 CASE = "stablehlo.case"
@@ -173,8 +179,10 @@ def case_conflict(rule: BranchRule, reads: dict[int, set[int]], d: int, k: int, 
     ``reads``: op -> positions of ``d``'s reads at top level."""
     fn = rule.fn
     case = fn.ops[p]
+    written = case.results[r] if r < len(case.results) else None
     for u in sorted(reads):
-        if u != p and not rule.data_before(u, p):
+        if u != p and not rule.data_before(u, p) and not reads_only(fn.ops[u], reads[u],
+                                                                      written):
             return CaseConflict(fn.ops[u])
     writes: list[int] = []
     passes: list[int] = []

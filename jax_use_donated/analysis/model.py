@@ -235,3 +235,13 @@ def same_value_positions(values: list[ValueId]) -> tuple[int, ...]:
     ``(0, 1, 0)``. Adapters summarise a callee per such pattern (see ``call_forwards``)."""
     first: dict[ValueId, int] = {}
     return tuple(first.setdefault(v, i) for i, v in enumerate(values))
+
+
+def reads_only(op: Op, positions: set[int], value: ValueId | None) -> bool:
+    """Whether ``op`` reads a donor only as ``value``, the result written into the donor's
+    buffer (operands, no read inside regions or through fused producers): it reads what was
+    written, after the write, which needs no order before the writer.
+    ``s1, s0 = switch(i, [lambda x, y: (x + 1.0, y), ...], s1, s0); aux = jnp.sum(s0)``: the
+    sum reads the switch's result, not the old ``s0``."""
+    return value is not None and bool(positions) and all(
+        0 <= pos < len(op.operands) and op.operands[pos] == value for pos in positions)

@@ -47,7 +47,15 @@ from jax_use_donated.analysis.liveness import (
     ProducedBy,
     ViewOfArg,
 )
-from jax_use_donated.analysis.model import Arg, DonationKind, FunctionModel, Op, Placement, Result
+from jax_use_donated.analysis.model import (
+    Arg,
+    DonationKind,
+    FunctionModel,
+    Op,
+    Placement,
+    Result,
+    reads_only,
+)
 from jax_use_donated.analysis.orderings import Ordering, ordering_model
 from jax_use_donated.analysis.semantics import fuses_producers, is_elementwise
 
@@ -808,8 +816,11 @@ class ControlEdges:
         if not isinstance(writer, ProducedBy) or d not in live.reads:
             return -1, frozenset()
         p = writer.op
-        new = frozenset(u for u in live.reads[d].positions
-                        if u != p and not self.checker.data_precedes(u, p))
+        ops = self.checker.fn.ops
+        written = ops[p].results[writer.result]
+        new = frozenset(u for u, at in live.reads[d].positions.items()
+                        if u != p and not self.checker.data_precedes(u, p)
+                        and not reads_only(ops[u], at, written))
         if all(p in self.by_source.get(u, ()) for u in new):
             return p, frozenset()
         return p, new
