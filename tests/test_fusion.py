@@ -71,3 +71,31 @@ def test_dynamic_update_slice_of_the_donor_itself_is_safe() -> None:
     pairs2 = plan_donation(fn2, ordering="dataflow").pairs
     assert pairs2 == {0: 0}
     assert plan_donation(fn2, fusion_safe=True).pairs == {}
+
+
+def test_xla_cpu_fusion_model_single_use_producers_and_tree_reductions() -> None:
+    """XLA:CPU's fusion as the dependence rules see it (``Liveness(fusion_duplication=True)``):
+    an expensive elementwise op used once by an elementwise op runs inside it (its reads move
+    to the consumer); a reduce of a vector longer than 32 to a scalar fuses no producer."""
+    from jax_use_donated.analysis.liveness import FUSED_USE, single_use_fused
+    from jax_use_donated.analysis.semantics import fuses_producers
+    from tests.model_builder import tensor
+
+    b = FnBuilder()
+    m = b.arg(tensor("64"), donate=True)
+    n = b.arg(tensor("64"), donate=True)
+    q = b.op("stablehlo.divide", m, n, result_types=[tensor("64")])  # used once, by the add
+    r = b.op("stablehlo.add", q, n, result_types=[tensor("64")])
+    fn = b.ret(r)
+    assert q in single_use_fused(fn) and r not in single_use_fused(fn)
+    live = Liveness(fn, fusion_duplication=True)
+    add = fn.ops[-1].index
+    assert live.reads[0].positions == {add: {FUSED_USE}}  # m is read where the add runs
+
+    for shape, result, fuses in (("64", "", False), ("32", "", True), ("64x64", "64", True)):
+        builder = FnBuilder()
+        x = builder.arg(tensor(shape))
+        init = builder.op("stablehlo.constant", result_types=[tensor("")])
+        builder.op("stablehlo.reduce", x, init, result_types=[tensor(result)])
+        model = builder.ret(x)
+        assert fuses_producers(model.ops[-1]) is fuses, (shape, result)
