@@ -190,7 +190,7 @@ def _globally_fusible(op: Op, defining: dict[ValueId, Op]) -> bool:
     full = 0
     for v, t in zip(op.operands, op.operand_types, strict=False):
         producer = defining.get(v)
-        if producer is not None and producer.name in _NOT_COUNTED:
+        if producer is not None and _broadcast_like(producer, defining):
             continue
         if t is not None and len(t.shape) >= rank:
             full += 1
@@ -200,6 +200,18 @@ def _globally_fusible(op: Op, defining: dict[ValueId, Op]) -> bool:
     sizes = [_elements(t) for t in dict(zip(op.operands, op.operand_types, strict=False)).values()]
     return out_elems is not None and None not in sizes \
         and sum(s for s in sizes if s is not None) <= out_elems
+
+
+def _broadcast_like(op: Op, defining: dict[ValueId, Op], depth: int = 4) -> bool:
+    """A broadcast, an iota or a constant, or an elementwise op of such values only, which
+    XLA's algebraic simplifier turns into a broadcast of the op on the smaller operands
+    (``0.1 * broadcast(g)`` is ``broadcast(0.1 * g)``): not a full-size operand."""
+    if op.name in _NOT_COUNTED:
+        return True
+    if depth == 0 or op.name not in ELEMENTWISE_OPS or not op.operands:
+        return False
+    return all((p := defining.get(v)) is not None and _broadcast_like(p, defining, depth - 1)
+               for v in op.operands)
 
 
 _NOT_COUNTED = frozenset({"stablehlo.broadcast_in_dim", "stablehlo.broadcast", "stablehlo.iota",
