@@ -11,6 +11,7 @@ goes too. Users see a :class:`CallPlan`: one :class:`LeafDonation` per donated l
 from __future__ import annotations
 
 import dataclasses
+import functools
 import threading
 import weakref
 from collections import deque
@@ -122,6 +123,7 @@ class LoweringRecord:
     footprints: dict[str, int] = field(default_factory=dict)
     """Bytes each compiled variant needs (``"ours"``, ``"jax"``), where the guard compiled
     both."""
+    _jax_rule: PairChecker | None = field(default=None, repr=False, compare=False)
     compiled_module: Any = field(default=None, repr=False, compare=False)
     """The module the chosen executable was compiled from when it is not the lowered one
     (JAX's pairing, on a copy): kept so that JAX's compilation cache keeps serving it."""
@@ -157,11 +159,21 @@ class LoweringRecord:
         return ordering
 
     def jax_checker(self) -> PairChecker | None:
-        """The pair rule under :attr:`jax_ordering` (``None``: the plan kept no rule)."""
+        """The pair rule under :attr:`jax_ordering` (``None``: the plan kept no rule); built
+        once per analysis."""
         plan = self.plan
         if plan.checker is None or self.jax_ordering == plan.ordering:
             return plan.checker
-        return PairChecker(self.function, plan.checker.live, self.jax_ordering)
+        cached = self._jax_rule
+        if cached is None or cached.fn is not self.function:
+            cached = self._jax_rule = PairChecker(self.function, plan.checker.live,
+                                                  self.jax_ordering)
+        return cached
+
+    def jax_pair_copy_free(self, d: int, jax_result: int | None) -> bool | None:
+        """Whether JAX's pair of parameter ``d`` (with result ``jax_result``) is copy-free
+        under :attr:`jax_ordering`."""
+        return _jax_copy_free(self.jax_checker(), d, None, jax_result)
 
     def _jax_view(self) -> _JaxView:
         return _jax_view_of(self)
@@ -181,8 +193,7 @@ class LoweringRecord:
             plan, fallback = self.plan, self.fallback
             ordering = plan.ordering
             jax_view = self._jax_view() if self.kept_jax is not None else None
-            jax_rule = self.jax_checker()
-            same_rule = jax_rule is plan.checker
+            same_rule = self.jax_ordering == plan.ordering
             if jax_view is not None:
                 ordering = "xla-cpu"
             for v in plan.verdicts:
@@ -233,8 +244,8 @@ class LoweringRecord:
                     if jax_result is not None else None,
                     jax_result_path=_at(self.result_paths, jax_result)
                     if jax_result is not None else None,
-                    jax_copy_free=_jax_copy_free(jax_rule, d, k if same_rule else None,
-                                                 jax_result),
+                    jax_pair=(_jax_copy_free(plan.checker, d, k, jax_result) if same_rule
+                              else functools.partial(self.jax_pair_copy_free, d, jax_result)),
                     location=reader.loc.text if reader is not None and k is None else None,
                     note=note or "",
                 ))
@@ -373,9 +384,12 @@ class LeafDonation:
     jax_result: int | None = None
     """The flat output leaf JAX's pairing gave it."""
     jax_result_path: str | None = None
-    jax_copy_free: bool | None = None
-    """Whether JAX's pair is copy-free under the plan's ordering (``None``: no pair, or not
-    evaluated; :func:`jax_use_donated.explain` evaluates every pair)."""
+    jax_pair: bool | Callable[[], bool | None] | None = field(default=None, repr=False,
+                                                             compare=False)
+    """:attr:`jax_copy_free`, or how to compute it (deferred past the compile: under region
+    analysis JAX's pairs are judged by another rule, data dependence, which costs a search per
+    donor that only ``explain``, ``to_dict`` and the picture need)."""
+
     location: str | None = None
     """``file:line:col`` of the read that blocks its reuse, where one does."""
     note: str = ""
@@ -386,6 +400,12 @@ class LeafDonation:
     def text(self) -> str:
         """:attr:`path`, marked ``[library path]`` when it is not the user's."""
         return self.path if self.user_path else f"{self.path} [library path]"
+
+    @functools.cached_property
+    def jax_copy_free(self) -> bool | None:
+        """Whether JAX's own pair is copy-free as ``jax.jit`` compiles it (``None``: no pair,
+        or not evaluated; :func:`jax_use_donated.explain` evaluates every pair)."""
+        return self.jax_pair() if callable(self.jax_pair) else self.jax_pair
 
     @property
     def predicted(self) -> str | None:
