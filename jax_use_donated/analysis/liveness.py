@@ -248,6 +248,12 @@ class Liveness:
         """Values XLA's fusion recomputes in their fusing consumers (:func:`duplicated_values`)."""
         self.absorbed: frozenset[ValueId] = (absorbed_values(fn, self.duplicated)
                                              if fusion_duplication else frozenset())
+        self.single_use: frozenset[ValueId] = (frozenset(single_use_fused(fn))
+                                               if fusion_duplication else frozenset())
+        self.fused_reader: dict[tuple[int, int], int] = {}
+        """(consuming op, donor) -> the op of the user's program whose read of the donor XLA
+        runs inside that consumer's fusion (:func:`single_use_fused`): the read a diagnostic
+        names (:meth:`reader_of`)."""
         self.recomputed: set[ValueId] = set()
         """Duplicated values of live ops: a fusing consumer's use of one does not make the
         consumer depend on the producer itself (it recomputes it), only on its operands."""
@@ -275,6 +281,10 @@ class Liveness:
         def_of_value = self.def_of_value
         fused: dict[ValueId, frozenset[int]] = {}
         """Donors a fusing consumer of the value reads, through duplicated cheap producers."""
+        origin: dict[ValueId, dict[int, int]] = {}
+        """For single-use fused values: donor -> the op that reads it directly."""
+        single_use = self.single_use
+        fused_reader = self.fused_reader
         duplication = self.fusion_duplication
         duplicated = self.duplicated
         absorbed = self.absorbed
@@ -309,6 +319,9 @@ class Liveness:
                     for v in operands:
                         for d in fused.get(v, none):
                             record(d, op, FUSED_USE)
+                            first = origin.get(v, {}).get(d)
+                            if first is not None:
+                                fused_reader.setdefault((index, d), first)
                 if len(results) == 1 and results[0] in duplicated:
                     recomputed.add(results[0])
                     through: frozenset[int] = none
@@ -316,6 +329,18 @@ class Liveness:
                         through = through | get_roots(v, none) | fused.get(v, none)
                     if through:
                         fused[results[0]] = through
+                        if results[0] in single_use:
+                            # an expensive op XLA fuses into its one consumer is the read to
+                            # name; cheap recomputed producers stay the consumer's own reads
+                            mine: dict[int, int] = {}
+                            for v in operands:
+                                if not duplicable(op):
+                                    for d in get_roots(v, none):
+                                        mine.setdefault(d, index)
+                                for d, first in origin.get(v, {}).items():
+                                    mine.setdefault(d, first)
+                            if mine:
+                                origin[results[0]] = mine
             if op.branches is not None and region_uses:
                 # a conditional's result may be a value a branch returns unchanged
                 for r, outer in case_returns(self.branches_of(op)).items():
@@ -335,6 +360,16 @@ class Liveness:
                         acc_roots |= get_roots(operands[pos], none)
                 if acc_roots:
                     roots[results[r]] = acc_roots
+
+    def reader_of(self, u: int, d: int) -> int:
+        """The op to name for op ``u``'s read of donor ``d``: the user's op that reads it
+        directly where XLA runs that op inside ``u``'s fusion (``sin(x)`` used once by a
+        ``convert``: the ``sin``), else ``u`` (``u`` reads it itself too, or no such op)."""
+        first = self.fused_reader.get((u, d))
+        if first is None or d not in self.reads:
+            return u
+        at = self.reads[d].positions.get(u, ())
+        return first if at and all(pos == FUSED_USE for pos in at) else u
 
     def branches_of(self, op: Op) -> list[FunctionModel]:
         """The branch models of a conditional (``Op.branches``), built once."""

@@ -326,7 +326,7 @@ class PairChecker:
             return None  # the copy can go after every read (nothing reads a returned copy)
         for u in sorted(reads.positions):
             if u != after and not self._before(u, after):
-                return Blocker(k, ops[u], ops[after] if after is not None else None)
+                return Blocker(k, ops[self.live.reader_of(u, d)], ops[after] if after is not None else None)
         return None
 
     def _produced_blocker(self, d: int, k: int, p: int, result: int) -> Blocker | None:
@@ -346,9 +346,9 @@ class PairChecker:
         for u in sorted(reads.positions):
             if u == p:
                 if self._self_blocks(p, result, reads.positions[u]):
-                    return Blocker(k, ops[u], ops[p])
+                    return Blocker(k, ops[self.live.reader_of(u, d)], ops[p])
             elif not self._before(u, p):
-                return Blocker(k, ops[u], ops[p])
+                return Blocker(k, ops[self.live.reader_of(u, d)], ops[p])
         return None
 
     def _produced_blocker_bits(self, d: int, k: int, p: int, result: int) -> Blocker | None:
@@ -362,7 +362,7 @@ class PairChecker:
                 if self._self_blocks(p, result, reads.positions[p]):
                     return Blocker(k, ops[p], ops[p])
             elif not self._before(u, p):
-                return Blocker(k, ops[u], ops[p])
+                return Blocker(k, ops[self.live.reader_of(u, d)], ops[p])
         return None
 
     def _overwritten_argument(self, p: int, result: int) -> int | None:
@@ -387,13 +387,13 @@ class PairChecker:
         for u in sorted(reads.positions):
             if u == p:
                 if self._self_blocks(p, result, reads.positions[u]):
-                    return Blocker(k, ops[u], ops[p])
+                    return Blocker(k, ops[self.live.reader_of(u, d)], ops[p])
             elif self.writer_precedes(p, u):
-                return Blocker(k, ops[u], ops[p])
+                return Blocker(k, ops[self.live.reader_of(u, d)], ops[p])
             elif (self.model.xla and ops[u].name == CASE and REGION_USE in reads.positions[u]
                   and not self.live.is_ancestor(u, p)):
                 # region analysis orders no read inside a conditional before a write
-                return Blocker(k, ops[u], ops[p])
+                return Blocker(k, ops[self.live.reader_of(u, d)], ops[p])
         return None
 
     # ----------------------------------------------------------------------------------------
