@@ -112,6 +112,7 @@ def test_a_contradicted_prediction_warns_as_a_rule_bug(monkeypatch: pytest.Monke
         return truth
 
     monkeypatch.setattr(planner, "read_truth", lying)
+    monkeypatch.setattr(planner, "runs_copies", lambda module: None)  # read the text
     step = jud.jit(lambda a, b: swap(a, b), donate_argnums=(0, 1), verify_executable=True)
     with pytest.warns(DonationWarning, match="contradicts the plan for 1 donated leaves") as ws:
         step(jnp.ones((64, 64)), jnp.ones((64, 64)))
@@ -278,6 +279,7 @@ def test_a_contradiction_without_verify_executable_is_shown_not_warned(
         return truth
 
     monkeypatch.setattr(planner, "read_truth", lying)
+    monkeypatch.setattr(planner, "runs_copies", lambda module: None)  # read the text
     step = jud.jit(lambda a, b: swap(a, b), donate_argnums=(0, 1))
     with warnings.catch_warnings():
         warnings.simplefilter("error", DonationWarning)
@@ -306,3 +308,54 @@ def test_a_copy_inside_a_branch_confirms_the_prediction(region: bool) -> None:
         assert (d.predicted, d.measured) == ("copied", "copied")
         assert d.evidence.startswith("output copy %") and " in %region" in d.evidence
         assert p.disagreements == []
+
+
+def _scan_sum(acc: jax.Array, xs: jax.Array) -> tuple[jax.Array, jax.Array]:
+    def body(c: jax.Array, x: jax.Array) -> tuple[jax.Array, jax.Array]:
+        return c + x, c.sum()
+
+    return jax.lax.scan(body, acc, xs)
+
+
+# Whether a copy runs on buffers: none in straight-line code planned copy-free; XLA:CPU
+# copies a loop's initial carry (the loop's own copy) and the line search's branch result.
+RUNS_COPIES = {"swap": False, "fan_out": False, "scan": True, "line_search": True}
+
+
+@pytest.mark.parametrize("case", list(RUNS_COPIES))
+def test_the_measurement_without_the_text_is_the_text_s(
+        case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where no copy runs on buffers the after-compile measurement reads jaxlib's objects,
+    not the printed module (:func:`.xla_truth.runs_copies`), and says what reading the whole
+    text says; where one does (the line search's branch copy) it reads the text."""
+    from jax_use_donated.dropin import jax_internals, planner
+
+    printed: list[int] = []
+    real = jax_internals.executable_hlo_text
+
+    def spy(executable: Any) -> str | None:
+        printed.append(1)
+        return real(executable)
+
+    monkeypatch.setattr(jax_internals, "executable_hlo_text", spy)
+    fun, args, donate = {
+        "swap": (swap, (X, Y), (0, 1)),
+        "fan_out": (fan_out, (X,), (0,)),
+        "scan": (_scan_sum, (X, jnp.ones((5, 64, 64))), (0,)),
+        "line_search": (line_search, (X, Y), (0,)),
+    }[case]
+    step = jud.jit(lambda *a: fun(*a), donate_argnums=donate)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DonationWarning)
+        lowered = step.lower(*args)
+        compiled = lowered.compile()
+    record = records.record_of(lowered.compiler_ir())
+    assert record is not None and record.truth is not None
+    module = compiled.runtime_executable().hlo_modules()[0]
+    copies = planner.runs_copies(module)
+    assert copies is not None
+    assert bool(printed) == copies == RUNS_COPIES[case]
+    text_truth = xla_truth.read_truth(compiled.as_text(), list(donate))
+    assert ({p: (t.outcome, t.output, t.evidence) for p, t in record.truth.donors.items()}
+            == {p: (t.outcome, t.output, t.evidence) for p, t in text_truth.donors.items()})
+    assert record.truth.aliases == text_truth.aliases

