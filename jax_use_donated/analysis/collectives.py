@@ -60,7 +60,8 @@ def _key(op: Op, key: Callable[[Op], object]) -> object:
 
 
 class _Graph:
-    """Op -> the ops it uses, with groups contracted to one node (the first member)."""
+    """Op -> the ops it uses, with each combined group contracted to one node (its first
+    member). Every op joins at most one group."""
 
     def __init__(self, fn: FunctionModel) -> None:
         defining: dict[ValueId, int] = {}
@@ -71,41 +72,35 @@ class _Graph:
             {d for v in (*op.operands, *op.region_uses) if (d := defining.get(v)) is not None}
             for op in fn.ops]
         self.rep: list[int] = list(range(len(fn.ops)))
+        self.members: dict[int, list[int]] = {}
+        """A group's node -> its members."""
 
     def merge(self, group: list[int]) -> None:
         head = group[0]
         for m in group:
             self.rep[m] = head
-        for i in range(len(self.rep)):
-            if self.rep[i] != i and self.rep[i] in group:
-                self.rep[i] = head
+        self.members[head] = list(group)
 
-    def reaches(self, a: int, b: int) -> bool:
-        """Whether ``b`` depends on ``a`` (both as their contracted nodes)."""
-        ra, rb = self.rep[a], self.rep[b]
-        if ra == rb:
+    def depends_on_any(self, b: int, nodes: list[int]) -> bool:
+        """Whether ``b`` depends on one of ``nodes`` (all as their contracted nodes): one
+        walk over ``b``'s ancestors."""
+        rb = self.rep[b]
+        targets = {self.rep[a] for a in nodes} - {rb}
+        if not targets:
             return False
-        members = self._members()
-        seen: set[int] = set()
+        seen = {rb}
         stack = [rb]
         while stack:
             n = stack.pop()
-            for m in members.get(n, (n,)):
+            for m in self.members.get(n, (n,)):
                 for p in self.preds[m]:
                     q = self.rep[p]
-                    if q == ra:
+                    if q in targets:
                         return True
-                    if q not in seen and q != n:
+                    if q not in seen:
                         seen.add(q)
                         stack.append(q)
         return False
-
-    def _members(self) -> dict[int, list[int]]:
-        out: dict[int, list[int]] = {}
-        for i, r in enumerate(self.rep):
-            if r != i:
-                out.setdefault(r, [r]).append(i)
-        return out
 
 
 def _post_order(fn: FunctionModel) -> list[int]:
@@ -163,7 +158,7 @@ def combine_groups(fn: FunctionModel, key: Callable[[Op], object]) -> list[list[
                 continue
             size = _bytes(fn.ops[i])
             if (nbytes + size > COMBINE_THRESHOLD_BYTES
-                    or any(graph.reaches(m, i) for m in group)):
+                    or graph.depends_on_any(i, group)):
                 stopped = True
                 rest.append(i)
                 continue

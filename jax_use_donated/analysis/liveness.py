@@ -115,37 +115,84 @@ def _elements(t: TensorInfo | None) -> int | None:
     return n
 
 
+@dataclass(frozen=True)
+class FusionFacts:
+    """What XLA's fusion does with each cheap or single-use value, from one walk over the ops
+    (:func:`fusion_facts`)."""
+
+    duplicated: frozenset[ValueId]
+    """:func:`duplicated_values`."""
+    absorbed: frozenset[ValueId]
+    """:func:`absorbed_values`."""
+    single_use: frozenset[ValueId]
+    """:func:`single_use_fused`."""
+    fusing: frozenset[int] = frozenset()
+    """The ops that fuse their cheap producers (:func:`.semantics.fuses_producers`)."""
+
+
+def fusion_facts(fn: FunctionModel) -> FusionFacts:
+    """:func:`duplicated_values`, :func:`absorbed_values` and :func:`single_use_fused` of
+    ``fn``, in one walk over its ops (21k ops of a train step: one walk instead of four)."""
+    height: dict[ValueId, int] = {}
+    """Single results -> :func:`_broadcast_height`."""
+    outside: set[ValueId] = {r.value for r in fn.results}
+    """Values returned or read inside a region."""
+    kept: set[ValueId] = set(outside)
+    """Values some user needs as a buffer of their own (returned, read in a region, or read
+    by an op that fuses no producer)."""
+    fusing: set[int] = set()
+    first_user: dict[ValueId, Op | None] = {}
+    """Result of an elementwise op -> its one user so far (``None``: none yet; absent after
+    a second user, or for other values)."""
+    for op in fn.ops:
+        operands = op.operands
+        for v in operands:
+            if v in first_user:
+                user = first_user[v]
+                if user is None:
+                    first_user[v] = op
+                elif user is not op:  # an op using v twice is one user
+                    del first_user[v]
+        if op.region_uses:
+            outside.update(op.region_uses)
+            kept.update(op.region_uses)
+        if fuses_producers(op):
+            fusing.add(op.index)
+        else:
+            kept.update(operands)
+        results = op.results
+        if len(results) == 1:
+            height[results[0]] = _broadcast_height(op, height)
+            if op.name in ELEMENTWISE_OPS:
+                first_user[results[0]] = None
+    single = {v for v, user in first_user.items()
+              if user is not None and user.name in ELEMENTWISE_OPS and v not in outside}
+    duplicated: set[ValueId] = set(single)
+    for op in fn.ops:
+        if duplicable(op):
+            v = op.results[0]
+            if v not in kept or _globally_fusible(op, height):
+                duplicated.add(v)
+    return FusionFacts(frozenset(duplicated),
+                       frozenset(v for v in duplicated if v not in kept), frozenset(single),
+                       frozenset(fusing))
+
+
 def duplicated_values(fn: FunctionModel) -> frozenset[ValueId]:
     """Results of cheap producers (:func:`.semantics.duplicable`) that XLA's fusion recomputes
     inside each fusing consumer, as ``InstructionFusion::ComputeGloballyUnfusible`` allows:
     the producer is effectively unary (at most one operand of full rank that is not a
     broadcast, an iota or a constant), or its operands hold no more elements than its result,
     or every user fuses it (:data:`.semantics.FUSING_CONSUMERS`, no use inside a region) and it
-    is not returned.
+    is not returned; and the values of :func:`single_use_fused`.
 
     Measured: ``a * 2`` returned and used by ``a * 2 + a`` is recomputed there; the logits'
     ``dot + broadcast(b)`` is recomputed in the reduce-max, the exp and the loss fusions;
     ``m2 = 0.9 * m + 0.1 * g`` returned and used by the update stays one fusion."""
-    defining: dict[ValueId, Op] = {}
-    for op in fn.ops:
-        for v in op.results:
-            defining[v] = op
-    kept: set[ValueId] = {r.value for r in fn.results}
-    for op in fn.ops:
-        kept.update(op.region_uses)
-        if not fuses_producers(op):
-            kept.update(op.operands)
-    out: set[ValueId] = set()
-    for op in fn.ops:
-        if not duplicable(op):
-            continue
-        v = op.results[0]
-        if v not in kept or _globally_fusible(op, defining):
-            out.add(v)
-    return frozenset(out | single_use_fused(fn))
+    return fusion_facts(fn).duplicated
 
 
-def single_use_fused(fn: FunctionModel) -> set[ValueId]:
+def single_use_fused(fn: FunctionModel) -> frozenset[ValueId]:
     """Results of elementwise ops, expensive ones included, whose one use is by an elementwise
     op (not returned, not read inside a region): XLA's fusion puts the producer inside its
     consumer's fusion, so its reads happen where the consumer runs.
@@ -154,46 +201,27 @@ def single_use_fused(fn: FunctionModel) -> set[ValueId]:
     used once, run inside the parameter update's fusion, which reads ``mu`` and ``nu``
     themselves; a plan that hosts ``mu``'s update in ``nu``'s buffer and the parameter update
     in ``mu``'s then has a cycle, and XLA copies."""
-    outside: set[ValueId] = {r.value for r in fn.results}
-    users: dict[ValueId, int] = {}
-    consumer: dict[ValueId, Op] = {}
-    for op in fn.ops:
-        outside.update(op.region_uses)
-        for v in set(op.operands):
-            users[v] = users.get(v, 0) + 1
-            consumer[v] = op
-    out: set[ValueId] = set()
-    for op in fn.ops:
-        if op.name not in ELEMENTWISE_OPS or len(op.results) != 1:
-            continue
-        v = op.results[0]
-        if v not in outside and users.get(v) == 1 and consumer[v].name in ELEMENTWISE_OPS:
-            out.add(v)
-    return out
+    return fusion_facts(fn).single_use
 
 
-def absorbed_values(fn: FunctionModel, duplicated: frozenset[ValueId]) -> frozenset[ValueId]:
+def absorbed_values(fn: FunctionModel) -> frozenset[ValueId]:
     """The duplicated values with no instance of their own: every user fuses them and they
     are not returned, so their producer's reads happen only inside the consumers."""
-    kept: set[ValueId] = {r.value for r in fn.results}
-    for op in fn.ops:
-        kept.update(op.region_uses)
-        if not fuses_producers(op):
-            kept.update(op.operands)
-    return frozenset(v for v in duplicated if v not in kept)
+    return fusion_facts(fn).absorbed
 
 
-def _globally_fusible(op: Op, defining: dict[ValueId, Op]) -> bool:
-    """``EffectivelyAtMostUnary`` or operands no larger than the result (element counts)."""
+def _globally_fusible(op: Op, height: dict[ValueId, int]) -> bool:
+    """``EffectivelyAtMostUnary`` (operands that are broadcast-like, ``height`` at most
+    :data:`BROADCAST_DEPTH`, do not count) or operands no larger than the result (element
+    counts)."""
     result = op.result_types[0] if op.result_types else None
     rank = len(result.shape) if result is not None else 0
     full = 0
     for v, t in zip(op.operands, op.operand_types, strict=False):
-        producer = defining.get(v)
-        if producer is not None and _broadcast_like(producer, defining):
+        if t is None or len(t.shape) < rank or height.get(v, BROADCAST_DEPTH + 1) \
+                <= BROADCAST_DEPTH:
             continue
-        if t is not None and len(t.shape) >= rank:
-            full += 1
+        full += 1
     if full <= 1:
         return True
     out_elems = _elements(result)
@@ -202,17 +230,26 @@ def _globally_fusible(op: Op, defining: dict[ValueId, Op]) -> bool:
         and sum(s for s in sizes if s is not None) <= out_elems
 
 
-def _broadcast_like(op: Op, defining: dict[ValueId, Op], depth: int = 4) -> bool:
-    """A broadcast, an iota or a constant, or an elementwise op of such values only, which
-    XLA's algebraic simplifier turns into a broadcast of the op on the smaller operands
-    (``0.1 * broadcast(g)`` is ``broadcast(0.1 * g)``): not a full-size operand."""
-    if op.name in _NOT_COUNTED:
-        return True
-    if depth == 0 or op.name not in ELEMENTWISE_OPS or not op.operands:
-        return False
-    return all((p := defining.get(v)) is not None and _broadcast_like(p, defining, depth - 1)
-               for v in op.operands)
+BROADCAST_DEPTH = 4
+"""How many elementwise ops deep over broadcasts a value still counts as a broadcast."""
 
+
+def _broadcast_height(op: Op, height: dict[ValueId, int]) -> int:
+    """How many elementwise ops deep ``op``'s result is over broadcasts, iotas and constants
+    (0 for one of those; more than :data:`BROADCAST_DEPTH`, capped, when deeper or over
+    anything else), from its operands' (``height``, every earlier value's): a value at most
+    :data:`BROADCAST_DEPTH` deep is broadcast-like, XLA's algebraic simplifier turns it into
+    a broadcast of the op on the smaller operands (``0.1 * broadcast(g)`` is
+    ``broadcast(0.1 * g)``): not a full-size operand."""
+    if op.name in _NOT_COUNTED:
+        return 0
+    if op.name not in ELEMENTWISE_OPS or not op.operands:
+        return BROADCAST_DEPTH + 1
+    return min(BROADCAST_DEPTH + 1,
+               1 + max(height.get(v, BROADCAST_DEPTH + 1) for v in op.operands))
+
+
+_NO_ORIGIN: dict[int, int] = {}
 
 _NOT_COUNTED = frozenset({"stablehlo.broadcast_in_dim", "stablehlo.broadcast", "stablehlo.iota",
                           "stablehlo.constant"})
@@ -243,13 +280,14 @@ class Liveness:
         """Reading op -> its index among the reading ops (in op order)."""
         self.def_of_value: dict[ValueId, tuple[int, int]] = {}
         self.dead: frozenset[int] = dead_ops(fn)
-        self.duplicated: frozenset[ValueId] = (duplicated_values(fn) if fusion_duplication
-                                               else frozenset())
+        facts = (fusion_facts(fn) if fusion_duplication
+                 else FusionFacts(frozenset(), frozenset(), frozenset()))
+        self.duplicated: frozenset[ValueId] = facts.duplicated
         """Values XLA's fusion recomputes in their fusing consumers (:func:`duplicated_values`)."""
-        self.absorbed: frozenset[ValueId] = (absorbed_values(fn, self.duplicated)
-                                             if fusion_duplication else frozenset())
-        self.single_use: frozenset[ValueId] = (frozenset(single_use_fused(fn))
-                                               if fusion_duplication else frozenset())
+        self.absorbed: frozenset[ValueId] = facts.absorbed
+        self.single_use: frozenset[ValueId] = facts.single_use
+        self.fusing: frozenset[int] = facts.fusing
+        """Ops that fuse their cheap producers (:func:`.semantics.fuses_producers`)."""
         self.fused_reader: dict[tuple[int, int], int] = {}
         """(consuming op, donor) -> the op of the user's program whose read of the donor XLA
         runs inside that consumer's fusion (:func:`single_use_fused`): the read a diagnostic
@@ -284,6 +322,7 @@ class Liveness:
         origin: dict[ValueId, dict[int, int]] = {}
         """For single-use fused values: donor -> the op that reads it directly."""
         single_use = self.single_use
+        fusing = self.fusing
         fused_reader = self.fused_reader
         duplication = self.fusion_duplication
         duplicated = self.duplicated
@@ -315,11 +354,11 @@ class Liveness:
                     record(d, op, REGION_USE)
             if duplication:
                 own_instance = not (len(results) == 1 and results[0] in absorbed)
-                if fused and own_instance and fuses_producers(op):
+                if fused and own_instance and index in fusing:
                     for v in operands:
                         for d in fused.get(v, none):
                             record(d, op, FUSED_USE)
-                            first = origin.get(v, {}).get(d)
+                            first = origin.get(v, _NO_ORIGIN).get(d)
                             if first is not None:
                                 fused_reader.setdefault((index, d), first)
                 if len(results) == 1 and results[0] in duplicated:
@@ -337,7 +376,7 @@ class Liveness:
                                 if not duplicable(op):
                                     for d in get_roots(v, none):
                                         mine.setdefault(d, index)
-                                for d, first in origin.get(v, {}).items():
+                                for d, first in origin.get(v, _NO_ORIGIN).items():
                                     mine.setdefault(d, first)
                             if mine:
                                 origin[results[0]] = mine
@@ -389,7 +428,7 @@ class Liveness:
     def _weak(self, op: Op, v: ValueId) -> bool:
         """Whether ``op``'s operand ``v`` is a use that does not make ``op`` depend on ``v``'s
         producer (``op`` fuses and recomputes it)."""
-        return v in self.recomputed and fuses_producers(op)
+        return v in self.recomputed and op.index in self.fusing
 
     def users(self) -> list[list[int]]:
         """Per op, the ops that use one of its results (operands or uses inside regions), in
@@ -511,7 +550,7 @@ class Liveness:
             anc: list[int] = []
             for op in self.fn.ops:
                 acc = 0
-                fusing = bool(self.recomputed) and fuses_producers(op)
+                fusing = bool(self.recomputed) and op.index in self.fusing
                 for v in op.operands:
                     r = recomputed.get(v) if fusing else None
                     acc |= reach.get(v, 0) if r is None else r
