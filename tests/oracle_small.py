@@ -154,6 +154,7 @@ class Oracle:
         other = self.overwritten_arg(p, writer.result) if self.xla else None
         if other is not None and other != d and other in self.live.reads and p not in reads:
             return False  # XLA would copy that donor into this one first
+        first = self.first_write(d, p, writer.result)
         for u, positions in reads.items():
             if u == p:
                 if not self.writes_in_place(p, writer.result, positions):
@@ -161,9 +162,26 @@ class Oracle:
             elif self.kind == "region":
                 if self.depends(p, u):
                     return False
+            elif first is not None:
+                q, r = first
+                if q is None or (not self.writes_in_place(q, r, positions) if u == q
+                                 else not self.before(u, q)):
+                    return False
             elif not self.before(u, p):
                 return False
         return True
+
+    def first_write(self, d: int, p: int, result: int) -> tuple[int | None, int] | None:
+        """XLA's dataflow ordering, a loop ``p`` writing ``result`` into ``d``'s buffer: the
+        op whose value, the loop's initial carry, fills the buffer first (``None`` for an
+        argument, copied in before any read), where that value is not ``d`` itself."""
+        op = self.fn.ops[p]
+        if not self.xla or op.name != "stablehlo.while":
+            return None
+        kind, index, r = self.live.source(op.operands[result])
+        if kind == "arg":
+            return None if index == d else (None, 0)
+        return index, r
 
     # -- sets of pairs -----------------------------------------------------------------------
 

@@ -158,6 +158,52 @@ def test_constant_result_is_copied_into_a_read_donor() -> None:
                                    "xla-cpu-region": {0: "copy-free"}})
 
 
+def _loop(c1: jax.Array, c2: jax.Array) -> tuple[Any, jax.Array, jax.Array]:
+    return jax.lax.while_loop(lambda c: c[0] < 3,
+                              lambda c: (c[0] + 1, c[1] * 0.9 + c[2], c[2] * 1.1), (0, c1, c2))
+
+
+def _init_argument(s1: jax.Array, s2: jax.Array) -> tuple[jax.Array, jax.Array]:
+    _, a, b = _loop(s1 + 1.0, s2)
+    return b, a
+
+
+def _init_independent(s1: jax.Array, s2: jax.Array) -> tuple[jax.Array, jax.Array]:
+    _, a, b = _loop(s1 + 1.0, s2 * 2.0)
+    return b, a
+
+
+def _init_reads_the_donor(s1: jax.Array, s2: jax.Array) -> tuple[jax.Array, jax.Array]:
+    _, a, b = _loop(s2 + 1.0, s1 * 2.0)
+    return b, a
+
+
+def _init_after_the_read(s1: jax.Array, s2: jax.Array) -> tuple[jax.Array, jax.Array]:
+    t = s1 + 1.0
+    _, a, b = _loop(s2 * 3.0, t * s2)
+    return b, a
+
+
+def _init_beside_a_duplicated_read(s1: jax.Array, s2: jax.Array) -> tuple[jax.Array, jax.Array]:
+    t = s1 + 1.0  # duplicated into t * s2: the loop's own t reads s1 beside it
+    _, a, b = _loop(t, t * s2)
+    return b, a
+
+
+@pytest.mark.parametrize("fun, default", [
+    (_init_argument, "copied"), (_init_independent, "copied"),
+    (_init_reads_the_donor, "copy-free"), (_init_after_the_read, "copy-free"),
+    (_init_beside_a_duplicated_read, "copied")])
+def test_a_loop_result_hosted_by_a_donor_is_written_first_by_its_initial_carry(
+        fun: Callable[..., Any], default: str) -> None:
+    """``s1`` hosts the loop's final carry ``b``, whose initial value is not ``s1``: under
+    data-dependence copy insertion the loop's buffer is written first by that initial value
+    (copied in where it is an argument), so the other reads of ``s1`` must precede its
+    definition; region analysis orders them before it."""
+    _check(fun, 2, (0,), {0: 0}, {"xla-cpu": {0: default}, "xla-cpu-region": {0: "copy-free"}},
+           shape=(64,))
+
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 

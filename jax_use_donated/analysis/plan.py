@@ -225,6 +225,9 @@ class PairChecker:
         """Also require :func:`.fusion.fusion_safe` (backends with forced in-place results)."""
         self.banned: set[tuple[int, int]] = set()
         """Pairs a region ordering cannot have with the others (:func:`consistent_pairs`)."""
+        self.fixed: frozenset[int] = frozenset()
+        """Donors whose pairs are kept as given (``keep_existing_aliases``): their control
+        edges are taken before any other pair's (:func:`consistent_pairs`)."""
         self._wanc: list[int] | None = None
         self._wbit: dict[int, int] = {}
         self.fragile: frozenset[int] = (fusion_fragile_reads(fn, liveness)
@@ -233,7 +236,7 @@ class PairChecker:
         self.special: frozenset[int] = frozenset(
             i for i, (op, sem) in enumerate(zip(fn.ops, liveness.semantics, strict=True))
             if self.model.xla and (sem.overwrites or op.name == "stablehlo.constant"
-                                   or is_case(op)))
+                                   or is_case(op) or op.name == "stablehlo.while"))
         """Writers the fast path must not decide (constants, in-place writers)."""
         self._descendants: dict[tuple[int, int], set[int] | None] = {}
         self._facts: dict[tuple[int, int], list[BranchFacts] | None] = {}
@@ -357,13 +360,42 @@ class PairChecker:
         write in place)."""
         reads = self.live.reads[d]
         ops = self.fn.ops
+        first = self._loop_init_writer(d, p, result)
         for u in sorted(reads.positions):
             if u == p:
                 if self._self_blocks(p, result, reads.positions[p]):
                     return Blocker(k, ops[p], ops[p])
-            elif not self._before(u, p):
+            elif first is None:
+                if not self._before(u, p):
+                    return Blocker(k, ops[self.live.reader_of(u, d)], ops[p])
+            elif (first[0] < 0 or not self._before(u, first[0]) if u != first[0]
+                  else self._self_blocks(u, first[1], reads.positions[u])):
                 return Blocker(k, ops[self.live.reader_of(u, d)], ops[p])
         return None
+
+    def _loop_init_writer(self, d: int, p: int, result: int) -> tuple[int, int] | None:
+        """Under XLA's data-dependence copy insertion, where a ``while`` op ``p`` writes its
+        ``result`` into donor ``d``'s buffer from an initial carry that is not ``d`` itself:
+        the loop's buffer is written first by that initial value, before the loop runs, so
+        the other reads of ``d`` must precede the op defining it (``(op, its result)``), or
+        every read blocks when it is an argument (``(-1, 0)``: XLA copies it into the buffer,
+        a copy no read precedes). ``None``: not such a loop result.
+
+        Measured (XLA:CPU, ``xla_cpu_copy_insertion_use_region_analysis`` off):
+        ``_, a, b = while(..., (0, s1 + 1, s2)); return b, a`` with ``s1`` hosting ``b``
+        copies the final carry into ``s1`` (``s2`` is copied into a buffer of its own, which
+        no read of ``s1`` precedes); with the initial carry ``(s1 + 1) * s2`` (it depends on
+        the read) or ``s1 * 2`` (the read itself, in place) the loop runs in ``s1``'s buffer.
+        Region analysis orders the reads before the initial copy: no copy in any of these."""
+        op = self.fn.ops[p]
+        if not self.model.xla or op.name != "stablehlo.while" or result >= len(op.operands):
+            return None
+        kind, index, r = self.live.source(op.operands[result])
+        if kind == "arg":
+            return None if index == d else (-1, 0)
+        if kind != "op":
+            return None
+        return index, r
 
     def _overwritten_argument(self, p: int, result: int) -> int | None:
         """The argument whose buffer op ``p`` always writes ``result`` into (its in-place
@@ -729,6 +761,7 @@ def plan_donation(
         for d, k in existing.items():
             _check_fixed_pair(fn, checker, d, k)
             fixed[d] = k
+    checker.fixed = frozenset(fixed)
 
     classes: dict[object, list[int]] = {}
     for arg in fn.donors:
@@ -842,8 +875,8 @@ class ControlEdges:
 
 def consistent_pairs(checker: PairChecker, pairs: Mapping[int, int],
                      log: ConsistencyLog | None = None) -> list[tuple[int, int]]:
-    """The pairs (in donor order) a region ordering cannot have together with the earlier
-    ones: each pair needs every other read of its donor before its writer (a control edge
+    """The pairs (in donor order, the kept ones of :attr:`PairChecker.fixed` first) a region
+    ordering cannot have together with the earlier ones: each pair needs every other read of its donor before its writer (a control edge
     where data dependence does not order them already); a pair whose edges would close a
     cycle through data dependence and the earlier pairs' edges keeps a copy. Nothing for
     other orderings (their pairs are safe one by one). ``log``: the previous call's
@@ -852,7 +885,7 @@ def consistent_pairs(checker: PairChecker, pairs: Mapping[int, int],
 
     The swap ``(a, b) -> (b * 2, a * 3)`` with ``a -> 0, b -> 1``: ``a * 3`` must run before
     ``b * 2`` overwrites ``a``, and ``b * 2`` before ``a * 3`` overwrites ``b``: ``b -> 1``
-    is rejected.
+    is rejected. With ``b -> 1`` kept as given, ``a -> 0`` is the one rejected.
     """
     if checker.kind != "region":
         return []
@@ -865,7 +898,7 @@ def _consistent(checker: PairChecker, pairs: Mapping[int, int], log: Consistency
     graph = ControlEdges(checker)
     rejected: list[tuple[int, int]] = []
     decisions = log.decisions if log is not None else []
-    order = sorted(pairs)
+    order = sorted(pairs, key=lambda d: (d not in checker.fixed, d))
     replayed = 0
     for d, (logged_d, logged_k, edges) in zip(order, decisions, strict=False):
         if logged_d != d or logged_k != pairs[d]:
@@ -988,7 +1021,8 @@ def _complete_consistently(checker: PairChecker, pairs: dict[int, int],
     pairs one conflict at a time; the fewest-edges completion finds the natural pairing."""
     dropped = set(rejected)
     kept = {d: k for d, k in pairs.items() if (d, k) not in dropped}
-    best, banned = _greedy_completion(checker, {}, classes, lazy, fewest_edges=True)
+    fixed = {d: k for d, k in pairs.items() if d in checker.fixed}
+    best, banned = _greedy_completion(checker, fixed, classes, lazy, fewest_edges=True)
     if len(best) < len(pairs):  # the last matching, consistent or not, bounds every plan
         other = _greedy_completion(checker, kept, classes, lazy, fewest_edges=False)
         if len(other[0]) > len(best):
@@ -1016,9 +1050,10 @@ def _greedy_completion(checker: PairChecker, start: dict[int, int],
     host with fewer edges (on a tie, the earliest writer first). Then consistent augmenting
     paths for those left; the pairs and the pairs refused."""
     graph = ControlEdges(checker)
-    for d in sorted(start):
+    for d in sorted(start, key=lambda d: (d not in checker.fixed, d)):
         accepted = graph.try_pair(d, start[d])
-        assert accepted is not None, "the kept pairs are consistent"
+        # the input's own aliases may conflict among themselves; they stay as given
+        assert accepted is not None or d in checker.fixed, "the kept pairs are consistent"
     pairs = dict(start)
     banned: set[tuple[int, int]] = set()
     taken = set(pairs.values())
