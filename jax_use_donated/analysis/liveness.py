@@ -22,12 +22,13 @@ Invariants:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 
 from jax_use_donated.analysis.conditionals import case_returns
 from jax_use_donated.analysis.model import FunctionModel, Op, TensorInfo, ValueId
 from jax_use_donated.analysis.semantics import (
+    DUPLICABLE_OPS,
     ELEMENTWISE_OPS,
     PURE_OPS,
     OpSemantics,
@@ -134,7 +135,8 @@ def fusion_facts(fn: FunctionModel) -> FusionFacts:
     """:func:`duplicated_values`, :func:`absorbed_values` and :func:`single_use_fused` of
     ``fn``, in one walk over its ops (21k ops of a train step: one walk instead of four)."""
     height: dict[ValueId, int] = {}
-    """Single results -> :func:`_broadcast_height`."""
+    """Broadcast-like values -> how many elementwise ops deep they are over broadcasts, iotas
+    and constants (at most :data:`BROADCAST_DEPTH`; see :func:`_globally_fusible`)."""
     outside: set[ValueId] = {r.value for r in fn.results}
     """Values returned or read inside a region."""
     kept: set[ValueId] = set(outside)
@@ -144,6 +146,8 @@ def fusion_facts(fn: FunctionModel) -> FusionFacts:
     first_user: dict[ValueId, Op | None] = {}
     """Result of an elementwise op -> its one user so far (``None``: none yet; absent after
     a second user, or for other values)."""
+    cheap: list[Op] = []
+    """The duplicable ops (:func:`.semantics.duplicable`)."""
     for op in fn.ops:
         operands = op.operands
         for v in operands:
@@ -161,18 +165,26 @@ def fusion_facts(fn: FunctionModel) -> FusionFacts:
         else:
             kept.update(operands)
         results = op.results
-        if len(results) == 1:
-            height[results[0]] = _broadcast_height(op, height)
-            if op.name in ELEMENTWISE_OPS:
-                first_user[results[0]] = None
+        if len(results) != 1:
+            continue
+        name = op.name
+        if name in DUPLICABLE_OPS:
+            cheap.append(op)
+        if name in _NOT_COUNTED:
+            height[results[0]] = 0
+        elif name in ELEMENTWISE_OPS:
+            first_user[results[0]] = None
+            if operands and all(v in height for v in operands):
+                h = 1 + max(height[v] for v in operands)
+                if h <= BROADCAST_DEPTH:
+                    height[results[0]] = h
     single = {v for v, user in first_user.items()
               if user is not None and user.name in ELEMENTWISE_OPS and v not in outside}
     duplicated: set[ValueId] = set(single)
-    for op in fn.ops:
-        if duplicable(op):
-            v = op.results[0]
-            if v not in kept or _globally_fusible(op, height):
-                duplicated.add(v)
+    for op in cheap:
+        v = op.results[0]
+        if v not in kept or _globally_fusible(op, height):
+            duplicated.add(v)
     return FusionFacts(frozenset(duplicated),
                        frozenset(v for v in duplicated if v not in kept), frozenset(single),
                        frozenset(fusing))
@@ -210,16 +222,17 @@ def absorbed_values(fn: FunctionModel) -> frozenset[ValueId]:
     return fusion_facts(fn).absorbed
 
 
-def _globally_fusible(op: Op, height: dict[ValueId, int]) -> bool:
-    """``EffectivelyAtMostUnary`` (operands that are broadcast-like, ``height`` at most
-    :data:`BROADCAST_DEPTH`, do not count) or operands no larger than the result (element
-    counts)."""
+def _globally_fusible(op: Op, height: Container[ValueId]) -> bool:
+    """``EffectivelyAtMostUnary`` or operands no larger than the result (element counts).
+    Operands that are broadcast-like (in ``height``: a broadcast, an iota or a constant, or
+    an elementwise op of such values at most :data:`BROADCAST_DEPTH` deep, which XLA's
+    algebraic simplifier turns into a broadcast of the op on the smaller operands,
+    ``0.1 * broadcast(g)`` is ``broadcast(0.1 * g)``) do not count as full-size."""
     result = op.result_types[0] if op.result_types else None
     rank = len(result.shape) if result is not None else 0
     full = 0
     for v, t in zip(op.operands, op.operand_types, strict=False):
-        if t is None or len(t.shape) < rank or height.get(v, BROADCAST_DEPTH + 1) \
-                <= BROADCAST_DEPTH:
+        if t is None or len(t.shape) < rank or v in height:
             continue
         full += 1
     if full <= 1:
@@ -231,22 +244,8 @@ def _globally_fusible(op: Op, height: dict[ValueId, int]) -> bool:
 
 
 BROADCAST_DEPTH = 4
-"""How many elementwise ops deep over broadcasts a value still counts as a broadcast."""
-
-
-def _broadcast_height(op: Op, height: dict[ValueId, int]) -> int:
-    """How many elementwise ops deep ``op``'s result is over broadcasts, iotas and constants
-    (0 for one of those; more than :data:`BROADCAST_DEPTH`, capped, when deeper or over
-    anything else), from its operands' (``height``, every earlier value's): a value at most
-    :data:`BROADCAST_DEPTH` deep is broadcast-like, XLA's algebraic simplifier turns it into
-    a broadcast of the op on the smaller operands (``0.1 * broadcast(g)`` is
-    ``broadcast(0.1 * g)``): not a full-size operand."""
-    if op.name in _NOT_COUNTED:
-        return 0
-    if op.name not in ELEMENTWISE_OPS or not op.operands:
-        return BROADCAST_DEPTH + 1
-    return min(BROADCAST_DEPTH + 1,
-               1 + max(height.get(v, BROADCAST_DEPTH + 1) for v in op.operands))
+"""How many elementwise ops deep over broadcasts a value still counts as a broadcast
+(:func:`_globally_fusible`)."""
 
 
 _NO_ORIGIN: dict[int, int] = {}
