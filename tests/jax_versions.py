@@ -1,7 +1,7 @@
 """What differs between the JAX/jaxlib releases this project supports (0.10.2 to 0.12.x), for
 tests whose expectations depend on the installed version.
 
-Each entry was measured on 0.10.2 (Python 3.11), 0.11.2 and 0.12.0.1 (Python 3.12); op
+Each entry was measured on 0.10.2 (Python 3.11), 0.11.2, 0.12.0.1 and 0.12.1 (Python 3.12); op
 registrations also on the 0.11.0 and 0.11.1 wheels.
 """
 
@@ -31,6 +31,9 @@ JAXLIB: tuple[int, ...] = version_tuple(version("jaxlib"))
 
 OPS_SINCE: dict[str, tuple[int, ...]] = {
     "stablehlo.collective_reduce": (0, 11, 1),
+    "stablehlo.exp2": (0, 12, 1),
+    "stablehlo.fma": (0, 12, 1),
+    "stablehlo.log2": (0, 12, 1),
 }
 """Ops our dialects define that jaxlib registers only from this version on (read from the
 generated bindings, ``jaxlib/mlir/dialects/_stablehlo_ops_gen.py``, of each release's wheel)."""
@@ -44,3 +47,9 @@ def jaxlib_has_op(name: str) -> bool:
 LOWERS_LGAMMA_TO_CHLO: bool = JAX < (0, 12)
 """JAX 0.12 lowers ``lax.lgamma`` to a private ``@lgamma_impl`` function of StableHLO
 arithmetic instead of ``chlo.lgamma``."""
+
+LOWERS_SPECIAL_FUNCTIONS_ON_CPU_TO_FFI: bool = JAX >= (0, 12, 1)
+"""JAX 0.12.1 lowers ``lgamma`` and ``digamma`` on CPU to ``stablehlo.custom_call
+@cpu_lgamma_ffi`` / ``@cpu_digamma_ffi`` (no ``@lgamma_impl``, no ``chlo.digamma``), and
+``erf_inv`` and ``bessel_i1e`` to StableHLO arithmetic with ``stablehlo.fma`` (no
+``chlo.erf_inv``, no ``chlo.bessel_i1e``)."""

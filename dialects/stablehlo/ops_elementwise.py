@@ -107,10 +107,12 @@ ConvertOp = _unary("convert", "ConvertOp", _SHAPE_ONLY, False)
 ClzOp = _unary("count_leading_zeros", "ClzOp", _SAME, False)
 CosineOp = _unary("cosine", "CosineOp", _SAME, True)
 ExpOp = _unary("exponential", "ExpOp", _SAME, True)
+Exp2Op = _unary("exp2", "Exp2Op", _SAME, True)  # jaxlib >= 0.12.1
 Expm1Op = _unary("exponential_minus_one", "Expm1Op", _SAME, True)
 FloorOp = _unary("floor", "FloorOp", _SAME, False)
 ImagOp = _unary("imag", "ImagOp", _SHAPE_ONLY, False)
 LogOp = _unary("log", "LogOp", _SAME, True)
+Log2Op = _unary("log2", "Log2Op", _SAME, True)  # jaxlib >= 0.12.1
 Log1pOp = _unary("log_plus_one", "Log1pOp", _SAME, True)
 LogisticOp = _unary("logistic", "LogisticOp", _SAME, True)
 NotOp = _unary("not", "NotOp", _SAME, False)
@@ -321,6 +323,20 @@ class ClampOp(KeywordFormat):
 
 
 @irdl_op_definition
+class FmaOp(KeywordFormat):
+    """``stablehlo.fma %a, %b, %c : tensor<4xf32>``: ``a * b + c`` rounded once (jaxlib >=
+    0.12.1; JAX 0.12.1 lowers ``erf_inv`` and the threefry hash's polynomials with it)."""
+
+    name = "stablehlo.fma"
+    TYPES: ClassVar[TypeFormat] = "same"
+    a = operand_def(AnyTensorType)
+    b = operand_def(AnyTensorType)
+    c = operand_def(AnyTensorType)
+    result = result_def(AnyTensorType)
+    traits = traits_def(*_SAME)
+
+
+@irdl_op_definition
 class ReducePrecisionOp(StableHLOOp):
     """``stablehlo.reduce_precision %x, format = e5m10 : tensor<4xf32>``."""
 
@@ -361,11 +377,11 @@ class ReducePrecisionOp(StableHLOOp):
 
 
 ELEMENTWISE_OPS: list[type[StableHLOOp]] = [
-    AbsOp, CbrtOp, CeilOp, ConvertOp, ClzOp, CosineOp, ExpOp, Expm1Op, FloorOp, ImagOp, LogOp,
-    Log1pOp, LogisticOp, NotOp, NegOp, PopulationCountOp, RealOp, RoundOp, RoundNearestEvenOp,
+    AbsOp, CbrtOp, CeilOp, ConvertOp, ClzOp, CosineOp, ExpOp, Exp2Op, Expm1Op, FloorOp, ImagOp,
+    LogOp, Log2Op, Log1pOp, LogisticOp, NotOp, NegOp, PopulationCountOp, RealOp, RoundOp, RoundNearestEvenOp,
     RsqrtOp, SignOp, SineOp, SqrtOp, TanOp, TanhOp, UniformQuantizeOp, UniformDequantizeOp,
     AddOp, Atan2Op, DivOp, MaxOp, MinOp, MulOp, PowOp, RemOp, ShiftLeftOp, ShiftRightArithmeticOp,
     ShiftRightLogicalOp, SubtractOp, AndOp, OrOp, XorOp, IsFiniteOp, ComplexOp, CompareOp,
-    SelectOp, ClampOp, ReducePrecisionOp,
+    SelectOp, ClampOp, FmaOp, ReducePrecisionOp,
 ]
 

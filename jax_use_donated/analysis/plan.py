@@ -57,7 +57,11 @@ from jax_use_donated.analysis.model import (
     reads_only,
 )
 from jax_use_donated.analysis.orderings import Ordering, ordering_model
-from jax_use_donated.analysis.semantics import fuses_producers, is_elementwise
+from jax_use_donated.analysis.semantics import (
+    EXPENSIVE_ELEMENTWISE,
+    fuses_producers,
+    is_elementwise,
+)
 
 
 class Reason(Enum):
@@ -175,11 +179,6 @@ def jax_greedy_pairing(fn: FunctionModel) -> dict[int, int]:
     return pairs
 
 
-CHEAP_TO_DUPLICATE_EXCLUDED: frozenset[str] = frozenset(
-    f"stablehlo.{name}"
-    for name in ["divide", "exponential", "exponential_minus_one", "log", "log_plus_one", "power", "rsqrt", "sqrt", "cbrt", "tanh", "logistic", "atan2", "cosine", "sine", "tan", "remainder"]
-)
-"""Elementwise ops XLA counts as expensive and does not duplicate into several fusions."""
 
 
 def fusion_fragile_reads(fn: FunctionModel, live: Liveness) -> frozenset[int]:
@@ -196,7 +195,7 @@ def fusion_fragile_reads(fn: FunctionModel, live: Liveness) -> frozenset[int]:
               if pos - {FUSED_USE}}
     candidates = [
         u for u in live.read_bit
-        if u in direct and is_elementwise(fn.ops[u]) and fn.ops[u].name not in CHEAP_TO_DUPLICATE_EXCLUDED
+        if u in direct and is_elementwise(fn.ops[u]) and fn.ops[u].name not in EXPENSIVE_ELEMENTWISE
         and returned.intersection(fn.ops[u].results)
     ]
     if not candidates:

@@ -16,8 +16,8 @@ ELEMENTWISE_OPS: frozenset[str] = frozenset(
     f"stablehlo.{name}"
     for name in (
         "abs", "add", "and", "atan2", "cbrt", "ceil", "clamp", "complex", "convert", "cosine",
-        "count_leading_zeros", "divide", "exponential", "exponential_minus_one", "floor",
-        "imag", "is_finite", "log", "log_plus_one", "logistic", "maximum", "minimum",
+        "count_leading_zeros", "divide", "exp2", "exponential", "exponential_minus_one",
+        "floor", "fma", "imag", "is_finite", "log", "log2", "log_plus_one", "logistic", "maximum", "minimum",
         "multiply", "negate", "not", "or", "popcnt", "power", "real", "reduce_precision",
         "remainder", "round_nearest_afz", "round_nearest_even", "rsqrt", "select",
         "shift_left", "shift_right_arithmetic", "shift_right_logical", "sign", "sine", "sqrt",
@@ -76,8 +76,8 @@ or callees may have effects."""
 
 EXPENSIVE_ELEMENTWISE: frozenset[str] = frozenset(
     f"stablehlo.{name}"
-    for name in ["divide", "exponential", "exponential_minus_one", "log", "log_plus_one", "power",
-                 "rsqrt", "sqrt", "cbrt", "tanh", "logistic", "atan2", "cosine", "sine", "tan",
+    for name in ["divide", "exponential", "exp2", "exponential_minus_one", "log", "log2",
+                 "log_plus_one", "power", "rsqrt", "sqrt", "cbrt", "tanh", "logistic", "atan2", "cosine", "sine", "tan",
                  "remainder"]
 )
 """Elementwise ops XLA counts as expensive (``HloInstruction::IsOpElementwise`` + cost) and

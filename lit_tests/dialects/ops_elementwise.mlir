@@ -136,3 +136,26 @@ func.func @binary(%f: tensor<4xf32>, %i: tensor<4xi32>, %p: tensor<4xi1>, %s: te
 // CHECK: %26 = stablehlo.select %p, %i, %i : tensor<4xi1>, tensor<4xi32>
 // CHECK: %pp = stablehlo.constant dense<true> : tensor<i1>
 // CHECK: %27 = stablehlo.select %pp, %i, %i : tensor<i1>, tensor<4xi32>
+
+// -----
+// stablehlo.exp2, stablehlo.log2 and stablehlo.fma (jaxlib >= 0.12.1 registers them:
+// tests/jax_versions.py, OPS_SINCE).
+
+func.func @exp2_log2_fma(%f: tensor<4xf32>, %s: tensor<f32>) {
+  %0 = stablehlo.exp2 %f : tensor<4xf32>
+  %1 = stablehlo.log2 %f : tensor<4xf32>
+  %2 = stablehlo.exp2 %f {result_accuracy = #stablehlo.result_accuracy<ulps = 2, mode = #stablehlo.result_accuracy_mode<TOLERANCE>>} : tensor<4xf32>
+  %3 = stablehlo.fma %f, %0, %1 : tensor<4xf32>
+  %4 = stablehlo.fma %s, %s, %s : tensor<f32>
+  %5 = stablehlo.fma %f, %f, %f : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<?xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @exp2_log2_fma(%f: tensor<4xf32>, %s: tensor<f32>) {
+// CHECK-NEXT: %0 = stablehlo.exp2 %f : tensor<4xf32>
+// CHECK-NEXT: %1 = stablehlo.log2 %f : tensor<4xf32>
+// CHECK-NEXT: %2 = stablehlo.exp2 %f {result_accuracy = #stablehlo.result_accuracy<ulps = 2, mode = #stablehlo.result_accuracy_mode<TOLERANCE>>} : tensor<4xf32>
+// CHECK-NEXT: %3 = stablehlo.fma %f, %0, %1 : tensor<4xf32>
+// CHECK-NEXT: %4 = stablehlo.fma %s, %s, %s : tensor<f32>
+// CHECK-NEXT: %5 = stablehlo.fma %f, %f, %f : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<?xf32>
+// CHECK-NEXT: return
