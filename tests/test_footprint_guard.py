@@ -13,6 +13,7 @@ import optax
 
 import jax_use_donated as jud
 from jax_use_donated.dropin import records
+from tests.jax_versions import JAXLIB
 
 _TX = optax.MultiSteps(optax.adam(1e-2), every_k_schedule=2)
 
@@ -44,21 +45,28 @@ def _footprint(step: Any) -> int:
 
 
 def test_the_guard_keeps_jax_pairing_where_it_needs_fewer_bytes() -> None:
+    """The drop-in needs the fewer bytes of our pairing and JAX's; where JAX's is smaller (the
+    case the guard exists for: XLA 0.10.2 and 0.12.0; XLA 0.12.1 compiles both pairings of
+    this step into the same bytes), the plan describes JAX's pairing, measured as predicted."""
     plain = _footprint(jax.jit(_step, donate_argnums=(0,)))
     unguarded = _footprint(jud.jit(_step, donate_argnums=(0,), footprint_guard=False))
     step = jud.jit(_step, donate_argnums=(0,))
     guarded = _footprint(step)
-    assert unguarded > plain  # the case the guard exists for
-    assert guarded == plain
+    assert guarded == min(plain, unguarded)
+    assert (unguarded > plain) == (JAXLIB < (0, 12, 1))  # measured on 0.10.2, 0.12.0.1, 0.12.1
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         lowered = step.lower(*_args())
         plan = step.plan(*_args())
     record = records.record_of(lowered.compiler_ir())
-    assert record is not None and record.kept_jax is not None
+    assert record is not None
+    assert plan.measured and not plan.disagreements, plan.disagreements
+    if unguarded <= plain:  # ours is kept
+        assert record.kept_jax is None
+        return
+    assert record.kept_jax is not None
     assert record.footprints["jax"] < record.footprints["ours"]
     # the plan describes what runs: JAX's pairing, measured as predicted
-    assert plan.measured and not plan.disagreements, plan.disagreements
     assert all("kept JAX's own pairing" in x.message for x in plan.donations
                if x.parameter is not None)
 
@@ -98,7 +106,8 @@ def test_a_loop_keeps_region_analysis_and_scan_carries_stay_copy_free() -> None:
     record = records.record_of(lowered.compiler_ir())
     assert record is not None
     assert record.drop_options == () and record.plan.ordering == "xla-cpu-region"
-    assert set(record.footprints) == {"ours", "jax"}  # the guard compiled JAX's pairing too
+    # the guard compiled JAX's pairing too, with XLA's default options and with region analysis
+    assert set(record.footprints) == {"ours", "jax", "jax region"}
 
 
 def test_jax_default_column_describes_jax_jit_as_it_compiles() -> None:

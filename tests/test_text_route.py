@@ -125,7 +125,9 @@ def test_text_model_equals_bindings_model_on_the_corpus() -> None:
             c, d = compare_models(printed)
             compared += c
             declined += d
-    assert compared > 1400 and declined == [], (compared, declined)
+    # 1,384 functions on JAX 0.12.1 (its CPU lgamma and digamma are custom calls, not private
+    # functions), more on older JAX
+    assert compared > 1350 and declined == [], (compared, declined)
 
 
 def test_text_model_equals_bindings_model_on_lit_and_hostile_inputs() -> None:

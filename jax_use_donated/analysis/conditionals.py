@@ -45,8 +45,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import importlib.metadata
-import os
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -58,6 +56,7 @@ from jax_use_donated.analysis.model import (
     reads_only,
 )
 from jax_use_donated.analysis.semantics import classify
+from jax_use_donated.analysis.xla_release import xla_at_least
 
 CASE = "stablehlo.case"
 
@@ -68,20 +67,10 @@ does not; 0.11 is not measured and keeps the older, copy-predicting rules)."""
 
 @functools.cache
 def exclusive_branches() -> bool:
-    """Whether the XLA the programs compile with (the installed jaxlib's, read from its package
-    metadata, not imported; ``JUD_XLA_VERSION=0.12`` overrides it, e.g. for a module compiled
-    elsewhere) treats a conditional's branches as exclusive in both copy-insertion modes."""
-    text = os.environ.get("JUD_XLA_VERSION")
-    if not text:
-        try:
-            text = importlib.metadata.version("jaxlib")
-        except importlib.metadata.PackageNotFoundError:
-            return False
-    try:
-        version = tuple(int(x) for x in text.split(".")[:2])
-    except ValueError:
-        return False
-    return version >= EXCLUSIVE_FROM
+    """Whether the XLA the programs compile with (:func:`.xla_release.xla_version`: the
+    installed jaxlib's, or ``JUD_XLA_VERSION``) treats a conditional's branches as exclusive in
+    both copy-insertion modes."""
+    return xla_at_least(*EXCLUSIVE_FROM)
 
 
 @dataclass

@@ -36,6 +36,7 @@ from jax_use_donated.analysis.semantics import (
     duplicable,
     fuses_producers,
 )
+from jax_use_donated.analysis.xla_release import xla_at_least
 
 REGION_USE = -1
 """The operand position recorded for a read inside an op's nested regions."""
@@ -185,9 +186,82 @@ def fusion_facts(fn: FunctionModel) -> FusionFacts:
         v = op.results[0]
         if v not in kept or _globally_fusible(op, height):
             duplicated.add(v)
+    if duplicated and xla_at_least(*REDUCED_AND_BROADCAST_BACK_FROM):
+        larger = {op.results[0] for op in cheap if op.results[0] in duplicated and _reads_more(op)}
+        if larger:
+            duplicated -= _reduced_and_broadcast_back(fn, larger, height)
     return FusionFacts(frozenset(duplicated),
                        frozenset(v for v in duplicated if v not in kept), frozenset(single),
                        frozenset(fusing))
+
+
+REDUCED_AND_BROADCAST_BACK_FROM = (0, 12, 1)
+"""The first jaxlib whose XLA keeps a cheap value that is reduced and broadcast back into one
+of its own users (:func:`_reduced_and_broadcast_back`); measured: 0.10.2 recomputes
+``l - max(l)``'s ``l`` in each fusion, 0.12.1 does not (0.12.0.1 keeps some and not others,
+and keeps the older rule here)."""
+
+def _reads_more(op: Op) -> bool:
+    """Whether ``op``'s distinct operands hold more elements than its result (broadcasts
+    counted at their full size, as XLA counts them before fusing); unknown sizes: no."""
+    result = _elements(op.result_types[0]) if op.result_types else None
+    if result is None:
+        return False
+    total = 0
+    for t in dict(zip(op.operands, op.operand_types, strict=False)).values():
+        n = _elements(t)
+        if n is None:
+            return False
+        total += n
+    return total > result
+
+
+_BROADCASTING = frozenset({"stablehlo.broadcast_in_dim", "stablehlo.broadcast"})
+_RESHAPING = frozenset({"stablehlo.reshape"})
+
+
+def _reduced_and_broadcast_back(fn: FunctionModel, candidates: Container[ValueId],
+                                height: Container[ValueId]) -> set[ValueId]:
+    """The ``candidates`` (cheap values XLA's fusion would recompute in each user, whose
+    operands hold more elements than they do: :func:`_reads_more`) that one of
+    their users also reads through a ``reduce`` of them whose result is broadcast back,
+    possibly through reshapes and elementwise ops whose other operands are broadcast-like
+    (``height``): ``l - broadcast(max(l))``, the log-sum-exp of every softmax cross-entropy.
+
+    XLA (``InstructionFusion::ComputeGloballyUnfusible``) recomputes a producer whose operands
+    are larger than its result only where it can fuse it into every user *on every path*, and
+    XLA:CPU does not fuse a reduce into a broadcast: the producer gets a buffer of its own,
+    written once, before the reduce. A reshape or slice of it that the reduce reads instead
+    is no larger than its operand and stays recomputed (measured: the LM loss's
+    ``logits[:, :-1]`` still reads the bias in the loss fusion). Measured with jaxlib 0.12.1: the logits' bias add
+    ``dot + broadcast(b)`` of an optax cross-entropy step is one fusion read by the reduce-max,
+    the exp and the loss fusions, and the bias hosts its update copy-free, where the older
+    rule predicted the loss fusion's late read of ``b`` (and a copy)."""
+    origin: dict[ValueId, tuple[frozenset[ValueId], bool]] = {}
+    """Value -> (the candidates it is a reduce of, whether a broadcast was applied since)."""
+    blocked: set[ValueId] = set()
+    for op in fn.ops:
+        operands = op.operands
+        for v in operands:
+            seen = origin.get(v)
+            if seen is not None and seen[1]:
+                blocked.update(seen[0].intersection(operands))
+        if len(op.results) != 1 or not operands:
+            continue
+        name, result = op.name, op.results[0]
+        if name == "stablehlo.reduce":
+            reduced = frozenset(v for v in operands if v in candidates)
+            if reduced:
+                origin[result] = (reduced, False)
+        elif name in _BROADCASTING or name in _RESHAPING:
+            seen = origin.get(operands[0])
+            if seen is not None:
+                origin[result] = (seen[0], seen[1] or name in _BROADCASTING)
+        elif name in ELEMENTWISE_OPS:
+            carried = [origin[v] for v in operands if v in origin]
+            if len(carried) == 1 and all(v in origin or v in height for v in operands):
+                origin[result] = carried[0]
+    return blocked
 
 
 def duplicated_values(fn: FunctionModel) -> frozenset[ValueId]:

@@ -120,9 +120,13 @@ class LoweringRecord:
     kept_jax: str | None = None
     """Set when the executable uses JAX's own pairing, not the plan's: it needed fewer bytes
     (the footprint guard, :func:`jax_use_donated.dropin.planner.on_compiled`); says why."""
+    kept_jax_region: bool = False
+    """Whether the JAX pairing the guard kept is compiled with region analysis (it needed
+    fewer bytes so than with XLA's default options)."""
     footprints: dict[str, int] = field(default_factory=dict)
-    """Bytes each compiled variant needs (``"ours"``, ``"jax"``), where the guard compiled
-    both."""
+    """Bytes each compiled variant needs (``"ours"``, ``"jax"``, and ``"jax region"`` where
+    the guard compiled JAX's pairing with region analysis too), where the guard compiled
+    them."""
     _jax_rule: PairChecker | None = field(default=None, repr=False, compare=False)
     compiled_module: Any = field(default=None, repr=False, compare=False)
     """The module the chosen executable was compiled from when it is not the lowered one
@@ -195,7 +199,7 @@ class LoweringRecord:
             jax_view = self._jax_view() if self.kept_jax is not None else None
             same_rule = self.jax_ordering == plan.ordering
             if jax_view is not None:
-                ordering = "xla-cpu"
+                ordering = jax_view.ordering
             for v in plan.verdicts:
                 d = v.arg.index
                 k = plan.pairs.get(d)
@@ -276,10 +280,11 @@ WITHOUT_REGION: dict[str, Ordering] = {"xla-cpu-region": "xla-cpu",
 @dataclass
 class _JaxView:
     """JAX's pairing as the executable runs it: donor -> result, and each pair's predicted
-    outcome under XLA's default copy insertion."""
+    outcome under the copy insertion it is compiled with (``ordering``)."""
 
     pairs: dict[int, int]
     outcomes: dict[int, str]
+    ordering: Ordering = "xla-cpu"
 
     def get(self, d: int) -> int | None:
         return self.pairs.get(d)
@@ -292,7 +297,8 @@ def _jax_view_of(record: LoweringRecord) -> _JaxView:
     from jax_use_donated.analysis.plan import predict_pairing
 
     pairs = dict(record.expected)
-    return _JaxView(pairs, predict_pairing(record.function, "xla-cpu", pairs))
+    ordering: Ordering = "xla-cpu-region" if record.kept_jax_region else "xla-cpu"
+    return _JaxView(pairs, predict_pairing(record.function, ordering, pairs), ordering)
 
 
 def _jax_copy_free(rule: PairChecker | None, d: int, ours: int | None,
