@@ -32,6 +32,7 @@ from tests.fuzz.control_flow import (
     random_program,
     random_programs,
 )
+from tests.jax_versions import JAXLIB
 
 PROGRAMS = int(os.environ.get("JUD_CONTROL_FLOW_PROGRAMS", "4"))
 SHARDED = int(os.environ.get("JUD_CONTROL_FLOW_SHARDED", "1"))
@@ -86,6 +87,14 @@ KINDS = [*DISAGREEMENTS, "false copy warning", "numbers differ", "footprint abov
 KNOWN: dict[tuple[str, str, bool], str] = {
     # (scope, kind, region_analysis) -> the pinned reproducers that show it
 }
+if JAXLIB >= (0, 12, 1):
+    # XLA 0.12.1 compiles JAX's pairing of MULTISTEPS with region analysis into fewer bytes
+    # than ours; the footprint guard keeps it, and JAX's pair of ``mu['w']`` with the returned,
+    # undonated ``s0`` is predicted copied: with region analysis XLA copies ``s0`` straight
+    # into the donor's buffer after its reads when one fusion reads both (``x, b * x``), and
+    # twice otherwise (``x, 2 * b``), measured on 0.10.2 and 0.12.1; the rules always say
+    # copied.
+    KNOWN[("single", "predicted copied, measured copy-free", True)] = "MULTISTEPS"
 
 
 def _cases() -> Iterator[object]:

@@ -146,6 +146,61 @@ def test_duplicated_bias_add_reads_the_bias_in_the_loss_fusion() -> None:
         assert predict_pairing(fn, ordering, truth.aliases)[1] == outcome
 
 
+def _lse_shifted(b: jax.Array, x: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """``l - broadcast(max(l))``: ``l`` is reduced and broadcast back into its own user."""
+    logits = x + b
+    m = logits.max(-1)
+    return b - m.sum(), jnp.exp(logits - m[:, None]).sum()
+
+
+def _lse_shifted_finite(b: jax.Array, x: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """The same through ``where(isfinite(m), m, 0)``: XLA fuses that select into the broadcast,
+    every path fuses, and ``l`` is recomputed in the exp fusion (copied on every release)."""
+    logits = x + b
+    m = jax.lax.stop_gradient(logits.max(-1))
+    m = jnp.where(jnp.isfinite(m), m, 0)
+    return b - m.sum(), jnp.exp(logits - m[:, None]).sum()
+
+
+def _max_and_exp(b: jax.Array, x: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """No path back: ``l`` is recomputed in both reductions (copied on every release)."""
+    logits = x + b
+    return b - logits.max(-1).sum(), jnp.exp(logits).sum()
+
+
+def _xent_bias_step(b: jax.Array, x: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """optax's integer-label cross-entropy of ``x + b``, and its gradient step on ``b``."""
+    import optax
+
+    labels = jnp.zeros((x.shape[0],), jnp.int32)
+
+    def loss(b: jax.Array) -> jax.Array:
+        return optax.softmax_cross_entropy_with_integer_labels(x + b, labels).mean()
+
+    value, grad = jax.value_and_grad(loss)(b)
+    return b - 0.1 * grad, value
+
+
+@pytest.mark.parametrize("fun", [_lse_shifted, _lse_shifted_finite, _max_and_exp, _xent_bias_step],
+                         ids=lambda f: f.__name__.strip("_"))
+def test_a_value_reduced_and_broadcast_back_keeps_its_buffer(fun: Callable[..., Any]) -> None:
+    """The installed XLA's fusion of the bias add ``x + b`` is predicted: from jaxlib 0.12.1 a
+    value its own user also reads through a reduce broadcast back is not recomputed, and the
+    bias hosts its update copy-free (``liveness._reduced_and_broadcast_back``); 0.10.2 and
+    0.12.0 recompute it in the exp fusion, which runs after the update: copied. Each case
+    is checked against the executable under both copy-insertion modes."""
+    args = (jnp.zeros((10,)), jnp.ones((16, 10)))
+    lowered = jax.jit(fun, donate_argnums=(0,)).lower(*args)
+    main = module_function(lowered.compiler_ir())
+    assert main is not None
+    fn = function_model(main)
+    for ordering in ("xla-cpu", "xla-cpu-region"):
+        truth = executable_truth(
+            lowered.compile(compiler_options={REGION: ordering == "xla-cpu-region"}), (0,))
+        assert truth.aliases == {0: 0}
+        assert predict_pairing(fn, ordering, truth.aliases)[0] == truth.donors[0].outcome.value
+
+
 def test_constant_result_is_copied_into_a_read_donor() -> None:
     def reset(count: jax.Array, x: jax.Array) -> tuple[jax.Array, jax.Array]:
         return jnp.zeros_like(count), x + count  # count read, then "overwritten" by zeros

@@ -320,12 +320,9 @@ class PairChecker:
         after = writer.after if isinstance(writer, CopyAfter) else None
         if self.model.xla:
             kind, index, _ = self.live.source(self.fn.results[k].value)
-            if kind == "arg" and index not in self.live.reads and self.kind != "region":
+            if kind == "arg" and index not in self.live.reads:
                 # XLA copies a returned parameter into a fresh buffer whatever the pairing
-                # (AddSpecialCaseCopies); into a donor's buffer it copies it once more. With
-                # region analysis it copies the parameter straight into the donor's buffer,
-                # after the donor's reads (measured, jaxlib 0.10.2 and 0.12.1:
-                # ``copy(%s0), control-predecessors={the donor's readers}``): copy-free.
+                # (AddSpecialCaseCopies); into a donor's buffer it copies it once more
                 return Blocker(k, None, None, copied_argument=index)
         if self.kind != "dataflow":
             return None  # the copy can go after every read (nothing reads a returned copy)
