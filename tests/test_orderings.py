@@ -191,7 +191,9 @@ def test_a_value_reduced_and_broadcast_back_keeps_its_buffer(fun: Callable[..., 
     is checked against the executable under both copy-insertion modes."""
     args = (jnp.zeros((10,)), jnp.ones((16, 10)))
     lowered = jax.jit(fun, donate_argnums=(0,)).lower(*args)
-    main = module_function(lowered.compiler_ir())
+    module = lowered.compiler_ir()
+    assert module is not None
+    main = module_function(module)
     assert main is not None
     fn = function_model(main)
     for ordering in ("xla-cpu", "xla-cpu-region"):
