@@ -7,24 +7,11 @@ registrations also on the 0.11.0 and 0.11.1 wheels.
 
 from __future__ import annotations
 
-import re
 from importlib.metadata import version
 
 import jax
 
-
-def version_tuple(text: str) -> tuple[int, ...]:
-    """``"0.12.0.1"`` -> ``(0, 12, 0, 1)``; ``"0.13.0.dev20260101"`` -> ``(0, 13, 0)``."""
-    parts: list[int] = []
-    for piece in text.split("."):
-        match = re.match(r"\d+", piece)
-        if match is None:
-            break
-        parts.append(int(match.group()))
-        if match.end() != len(piece):
-            break
-    return tuple(parts)
-
+from jax_use_donated.analysis.xla_release import version_tuple
 
 JAX: tuple[int, ...] = version_tuple(jax.__version__)
 JAXLIB: tuple[int, ...] = version_tuple(version("jaxlib"))

@@ -24,7 +24,7 @@ from jax_use_donated.dialects import get_all_dialects
 from jax_use_donated.dialects.sdy import Sdy
 from jax_use_donated.dialects.stablehlo import STABLEHLO_OPS, Elementwise, StableHLO
 from jax_use_donated.dialects.stablehlo.float_format import FLOAT_FORMATS, format_float_bits
-from tests.jax_versions import JAXLIB, OPS_SINCE, jaxlib_has_op
+from tests.jax_versions import OPS_SINCE, jaxlib_has_op
 
 LIT_DIR = Path(__file__).resolve().parent.parent / "lit_tests" / "dialects"
 ROUNDTRIP_FILES = [

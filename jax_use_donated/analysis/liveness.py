@@ -201,23 +201,15 @@ of its own users (:func:`_reduced_and_broadcast_back`); measured: 0.10.2 recompu
 ``l - max(l)``'s ``l`` in each fusion, 0.12.1 does not (0.12.0.1 keeps some and not others,
 and keeps the older rule here)."""
 
+
 def _reads_more(op: Op) -> bool:
-    """Whether ``op``'s distinct operands hold more elements than its result (broadcasts
-    counted at their full size, as XLA counts them before fusing); unknown sizes: no."""
-    result = _elements(op.result_types[0]) if op.result_types else None
-    if result is None:
-        return False
-    total = 0
-    for t in dict(zip(op.operands, op.operand_types, strict=False)).values():
-        n = _elements(t)
-        if n is None:
-            return False
-        total += n
-    return total > result
+    """Whether ``op``'s distinct operands hold more elements than its result (unknown sizes:
+    no; :func:`_operand_and_result_elements`)."""
+    sizes = _operand_and_result_elements(op)
+    return sizes is not None and sizes[0] > sizes[1]
 
 
 _BROADCASTING = frozenset({"stablehlo.broadcast_in_dim", "stablehlo.broadcast"})
-_RESHAPING = frozenset({"stablehlo.reshape"})
 
 
 def _reduced_and_broadcast_back(fn: FunctionModel, candidates: Container[ValueId],
@@ -233,10 +225,11 @@ def _reduced_and_broadcast_back(fn: FunctionModel, candidates: Container[ValueId
     XLA:CPU does not fuse a reduce into a broadcast: the producer gets a buffer of its own,
     written once, before the reduce. A reshape or slice of it that the reduce reads instead
     is no larger than its operand and stays recomputed (measured: the LM loss's
-    ``logits[:, :-1]`` still reads the bias in the loss fusion). Measured with jaxlib 0.12.1: the logits' bias add
-    ``dot + broadcast(b)`` of an optax cross-entropy step is one fusion read by the reduce-max,
-    the exp and the loss fusions, and the bias hosts its update copy-free, where the older
-    rule predicted the loss fusion's late read of ``b`` (and a copy)."""
+    ``logits[:, :-1]`` still reads the bias in the loss fusion). Measured with jaxlib 0.12.1:
+    the logits' bias add ``dot + broadcast(b)`` of an optax cross-entropy step is one fusion
+    read by the reduce-max, the exp and the loss fusions, and the bias hosts its update
+    copy-free, where the older rule predicted the loss fusion's late read of ``b`` (and a
+    copy)."""
     origin: dict[ValueId, tuple[frozenset[ValueId], bool]] = {}
     """Value -> (the candidates it is a reduce of, whether a broadcast was applied since)."""
     blocked: set[ValueId] = set()
@@ -253,7 +246,7 @@ def _reduced_and_broadcast_back(fn: FunctionModel, candidates: Container[ValueId
             reduced = frozenset(v for v in operands if v in candidates)
             if reduced:
                 origin[result] = (reduced, False)
-        elif name in _BROADCASTING or name in _RESHAPING:
+        elif name in _BROADCASTING or name == "stablehlo.reshape":
             seen = origin.get(operands[0])
             if seen is not None:
                 origin[result] = (seen[0], seen[1] or name in _BROADCASTING)
@@ -311,10 +304,23 @@ def _globally_fusible(op: Op, height: Container[ValueId]) -> bool:
         full += 1
     if full <= 1:
         return True
-    out_elems = _elements(result)
-    sizes = [_elements(t) for t in dict(zip(op.operands, op.operand_types, strict=False)).values()]
-    return out_elems is not None and None not in sizes \
-        and sum(s for s in sizes if s is not None) <= out_elems
+    sizes = _operand_and_result_elements(op)
+    return sizes is not None and sizes[0] <= sizes[1]
+
+
+def _operand_and_result_elements(op: Op) -> tuple[int, int] | None:
+    """Elements of ``op``'s distinct operands together, and of its result (broadcasts counted
+    at their full size, as XLA counts them before fusing); ``None`` where a size is unknown."""
+    result = _elements(op.result_types[0]) if op.result_types else None
+    if result is None:
+        return None
+    total = 0
+    for t in dict(zip(op.operands, op.operand_types, strict=False)).values():
+        n = _elements(t)
+        if n is None:
+            return None
+        total += n
+    return total, result
 
 
 BROADCAST_DEPTH = 4

@@ -19,6 +19,11 @@ def xla_version() -> tuple[int, ...]:
             text = importlib.metadata.version("jaxlib")
         except importlib.metadata.PackageNotFoundError:
             return ()
+    return version_tuple(text)
+
+
+def version_tuple(text: str) -> tuple[int, ...]:
+    """``"0.12.0.1"`` -> ``(0, 12, 0, 1)``; ``"0.13.0.dev20260101"`` -> ``(0, 13, 0)``."""
     parts: list[int] = []
     for piece in text.split("."):
         match = re.match(r"\d+", piece)

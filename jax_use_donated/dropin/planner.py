@@ -219,9 +219,10 @@ def on_compiled(module: Any, compile: Compile) -> Any:
     (:attr:`.LoweringRecord.drop_options`). With ``footprint_guard`` (the default), where the
     plan compiles differently from ``jax.jit`` (other alias pairs, or region analysis), JAX's
     own pairing is compiled too (a copy of the module with JAX's attributes, XLA's default
-    options, and also with the plan's region analysis where it keeps it), on another thread while the plan's compiles (XLA releases the GIL: the wall time
-    stays about one compile's where a second core is free), and the executable that needs
-    fewer bytes is used, once per lowering: the
+    options, and also with the plan's region analysis where it keeps it), on another thread
+    while the plan's compiles (XLA releases the GIL: the wall time stays about one compile's
+    where a second core is free), and the executable that needs the fewest bytes is used,
+    once per lowering: the
     record then says so (:attr:`.LoweringRecord.kept_jax`) and its plan describes JAX's
     pairing. The module given to XLA is checked against the plan, and every donor's outcome
     is measured in the executable (``last_plan``, :func:`~.records.recent_plans` and
@@ -288,12 +289,11 @@ class _GuardJob:
     executable: Any = None
     error: BaseException | None = None
     cpu: float = 0.0
-    with_region: bool = False
-    """Whether JAX's pairing is also compiled with the plan's region analysis (where the plan
-    keeps it: it saves copies, or the program has loops or conditionals), which can need
-    fewer bytes than both (measured: an ``optax.MultiSteps`` step, 2,512 B against our
-    2,704 B and ``jax.jit``'s 3,088 B)."""
     region_executable: Any = None
+    """JAX's pairing compiled with the plan's region analysis, where the plan keeps it (it
+    saves copies, or the program has loops or conditionals): it can need fewer bytes than
+    both (measured: an ``optax.MultiSteps`` step, 2,512 B against our 2,704 B and
+    ``jax.jit``'s 3,088 B)."""
 
 
 def _start_guard(record: LoweringRecord, module: Any, compile: Compile) -> _GuardJob | None:
@@ -317,13 +317,12 @@ def _start_guard(record: LoweringRecord, module: Any, compile: Compile) -> _Guar
     except Exception:  # no copy to compile: keep ours
         return None
     job = _GuardJob(copy, jax_pairs, jax_donors, threading.Thread(), 0.0, 0.0)
-    job.with_region = bool(region)
 
     def run() -> None:
         start = time.thread_time()
         try:
             job.executable = compile(record.drop_options + _added(record), module=copy)
-            if job.with_region:
+            if region:
                 job.region_executable = compile(record.drop_options, module=copy)
         except BaseException as err:  # JAX's pairing does not compile here: keep ours
             job.error = err
@@ -353,15 +352,15 @@ def _finish_guard(record: LoweringRecord, ours: Any, job: _GuardJob) -> Any:
     record.footprints = {"ours": mine, "jax": theirs}
     with_region = (jax_internals.footprint(job.region_executable)
                    if job.region_executable is not None else None)
+    region_smaller = with_region is not None and with_region < theirs
     if with_region is not None:
         record.footprints["jax region"] = with_region
-        if with_region < theirs:
+        if region_smaller:
             theirs_executable, theirs = job.region_executable, with_region
-            record.kept_jax_region = True
     if theirs >= mine:
-        record.kept_jax_region = False
         return ours
-    how = " with region analysis" if record.kept_jax_region else ""
+    record.kept_jax_region = region_smaller
+    how = " with region analysis" if region_smaller else ""
     record.kept_jax = (f"it needs {mine - theirs:,} fewer bytes in XLA's compile{how} than ours "
                        f"({theirs:,} B against {mine:,} B)")
     record.compiled_module = job.copy
