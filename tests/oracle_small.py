@@ -5,7 +5,8 @@ the planner's code.
 Taken as given, from :class:`~.liveness.Liveness`: which ops read each donor and at which
 operand positions (``reads``), the slots that return it, what writes each result
 (``writers``), each op's :class:`~.semantics.OpSemantics`, the values XLA's fusion recomputes
-in their fusing consumers (``recomputed``) and a value's forwarding source (``source``).
+in their fusing consumers (``recomputed``), which ops fuse (``fusing``: not a transpose folded
+into dots) and a value's forwarding source (``source``).
 Decided here: data dependence (a transitive closure over def-use edges, one bitset per op),
 the safety of each pair, the control edges a region ordering needs and their cycles (a
 depth-first search), the best plan (every assignment of donors to results) and augmenting
@@ -20,6 +21,7 @@ from jax_use_donated.analysis.errors import DonationError, validate_function
 from jax_use_donated.analysis.fusion import fusion_safe
 from jax_use_donated.analysis.liveness import (
     FUSED_USE,
+    REDUCED_USE,
     REGION_USE,
     CopyAfter,
     Liveness,
@@ -31,7 +33,6 @@ from jax_use_donated.analysis.orderings import Ordering, ordering_model
 from jax_use_donated.analysis.plan import DonationPlan, Reason, plan_donation
 from jax_use_donated.analysis.semantics import (
     EXPENSIVE_ELEMENTWISE,
-    FUSING_CONSUMERS,
     is_elementwise,
 )
 
@@ -66,7 +67,7 @@ class Oracle:
             for v in op.operands:
                 x = producer.get(v)
                 if x is not None:
-                    weak = v in live.recomputed and op.name in FUSING_CONSUMERS
+                    weak = v in live.recomputed and op.index in live.fusing
                     acc |= self.anc[x] | (0 if weak else 1 << x)
             for v in op.region_uses:
                 x = producer.get(v)
@@ -78,7 +79,7 @@ class Oracle:
         returned = {r.value for r in fn.results}
         used = {v for op in fn.ops for v in (*op.operands, *op.region_uses)}
         direct = {u for r in live.reads.values() for u, pos in r.positions.items()
-                  if pos - {FUSED_USE}}
+                  if pos - {FUSED_USE, REDUCED_USE}}
         self.fragile = {u for u in direct if model.kind == "dataflow"
                         and is_elementwise(fn.ops[u]) and fn.ops[u].name not in EXPENSIVE_ELEMENTWISE
                         and returned & set(fn.ops[u].results) & used}
@@ -104,8 +105,8 @@ class Oracle:
         """Whether op ``p``, reading the donor at ``positions``, can write ``result`` into it:
         not from inside a region; a fused elementwise read is of the element written; an op
         that reads every operand at entry needs one in-place position, any other op all."""
-        if REGION_USE in positions:
-            return False
+        if REGION_USE in positions or REDUCED_USE in positions:
+            return False  # read inside a region, or at other elements through a fused reduce
         direct = positions - {FUSED_USE}
         if not direct:
             return is_elementwise(self.fn.ops[p])
@@ -402,8 +403,11 @@ def check_verdicts(oracle: Oracle, plan: DonationPlan, fixed: Pairs) -> None:
             assert v.reason is expected, f"reason {d}"
             [b] = v.blockers
             assert b.result in open_ and not oracle.safe(d, b.result), f"blocker {d}"
-            if b.reader is not None:
-                assert b.reader.index in reads.positions, f"blocker {d}"
+            if b.reader is not None:  # a reading op, or the op XLA runs inside one
+                named = {first for (u, x), first in live.fused_reader.items()
+                         if x == d and u in reads.positions}
+                assert b.reader.index in reads.positions or b.reader.index in named, \
+                    f"blocker {d}"
         elif v.reason is Reason.OUTNUMBERED:
             assert v.rivals and all(owner.get(k) == x and k in safe for x, k in v.rivals), \
                 f"rivals {d}"

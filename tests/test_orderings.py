@@ -203,6 +203,90 @@ def test_a_value_reduced_and_broadcast_back_keeps_its_buffer(fun: Callable[..., 
         assert predict_pairing(fn, ordering, truth.aliases)[0] == truth.donors[0].outcome.value
 
 
+def _vmapped_mlp_step(w1: jax.Array, b1: jax.Array, w2: jax.Array, b2: jax.Array,
+                      x: jax.Array, y: jax.Array) -> tuple[jax.Array, ...]:
+    """Equinox's ``Linear`` under ``vmap``: ``transpose(dot(W, x)) + b``, a relu between."""
+    def loss(p: tuple[jax.Array, ...]) -> jax.Array:
+        def mlp(xi: jax.Array) -> jax.Array:
+            return p[2] @ jax.nn.relu(p[0] @ xi + p[1]) + p[3]
+        return jnp.mean((jax.vmap(mlp)(x) - y) ** 2)
+    params = (w1, b1, w2, b2)
+    grads = jax.grad(loss)(params)
+    return tuple(p - 0.1 * g for p, g in zip(params, grads, strict=True))
+
+
+def test_a_transpose_read_only_by_dots_is_folded_into_them() -> None:
+    """The relu gradient's ``select`` (recomputing ``x @ W1 + b1``, so reading ``b1``) is
+    transposed for ``W1``'s gradient dot: XLA folds the transpose into the dot, which reads
+    the select's one buffer, written before ``b1``'s update (``liveness._folded_into_dots``).
+    Counted as a fusing consumer, the transpose read ``b1`` late: a false "copied". Every
+    donor's prediction under JAX's pairing is checked against the executable in both
+    copy-insertion modes."""
+    args = (jnp.ones((16, 8)), jnp.ones((16,)), jnp.ones((4, 16)), jnp.ones((4,)),
+            jnp.ones((5, 8)), jnp.ones((5, 4)))
+    lowered = jax.jit(_vmapped_mlp_step, donate_argnums=(0, 1, 2, 3)).lower(*args)
+    module = lowered.compiler_ir()
+    assert module is not None
+    main = module_function(module)
+    assert main is not None
+    fn = function_model(main)
+    assert any(op.name == "stablehlo.transpose" for op in fn.ops)
+    for ordering in ("xla-cpu", "xla-cpu-region"):
+        truth = executable_truth(
+            lowered.compile(compiler_options={REGION: ordering == "xla-cpu-region"}),
+            (0, 1, 2, 3))
+        assert truth.aliases == {0: 0, 1: 1, 2: 2, 3: 3}
+        predicted = predict_pairing(fn, ordering, truth.aliases)
+        assert {d: predicted[d] for d in range(4)} == {
+            d: truth.donors[d].outcome.value for d in range(4)}, ordering
+    assert predict_pairing(fn, "xla-cpu", {0: 0, 1: 1, 2: 2, 3: 3})[1] == "copy-free"
+
+
+_REDUCE_PROGRAMS: dict[str, tuple[Callable[..., Any], tuple[int, ...]]] = {
+    # name: (program of (b, x), x's shape); b: f32[4], donated, hosting result 0
+    "rows_2": (lambda b, x: (b - 0.1 * jnp.sum(x * b, axis=0),), (2, 4)),
+    "rows_32": (lambda b, x: (b - 0.1 * jnp.sum(x * b, axis=0),), (32, 4)),
+    "rows_33": (lambda b, x: (b - 0.1 * jnp.sum(x * b, axis=0),), (33, 4)),
+    "columns_5": (lambda b, x: (b - 0.1 * jnp.sum(x * b[:, None], axis=1),), (4, 5)),
+    "axes_6x6": (lambda b, x: (b - 0.1 * jnp.sum(x * b, axis=(0, 1)),), (6, 6, 4)),
+    "axes_33x2": (lambda b, x: (b - 0.1 * jnp.sum(x * b, axis=(0, 1)),), (33, 2, 4)),
+    "mean_square": (lambda b, x: (b - 0.1 * jnp.mean((x + b) ** 2, axis=0),), (5, 4)),
+    "max": (lambda b, x: (b - 0.1 * jnp.max(x * b, axis=0),), (5, 4)),
+    "exp_then_sum": (lambda b, x: (b - jnp.sum(jnp.exp(x * b), 0),), (5, 4)),
+    "sum_reshaped_summed": (
+        lambda b, x: (b - 0.1 * jnp.sum(jnp.sum(x * b, 0).reshape(1, 4), 0),), (5, 4)),
+    "sum_of_sum": (lambda b, x: (b - jnp.sum(jnp.sum(x * b, 0), 0) * b,), (3, 5, 4)),
+    "scalar_broadcast": (lambda b, x: (b - 0.1 * jnp.sum(x * b),), (5, 4)),
+    "used_twice": (lambda b, x: (lambda s: (b - 0.1 * s, s * 2.0))(jnp.sum(x * b, axis=0)),
+                   (5, 4)),
+    "product_returned": (lambda b, x: (lambda p: (b - jnp.sum(p, 0), p))(x * b), (5, 4)),
+    "exp_returned": (lambda b, x: (lambda p: (b - jnp.sum(p, 0), p))(jnp.exp(x * b)), (5, 4)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_REDUCE_PROGRAMS))
+def test_a_small_reduce_fused_into_the_update_reads_the_donor_there(name: str) -> None:
+    """A ``reduce`` whose reduced dimensions are at most 32 long is fused into its one user
+    (``liveness._reduces_fused_into_users``): ``b - 0.1 * sum(x * b, 0)`` reads ``b`` at
+    other elements in the fusion that writes ``b``'s update, and XLA copies ``b`` (the plain
+    SGD step's bias); a longer dimension (the tree reduction rewriter splits the reduce), a
+    reduction broadcast back or used twice leaves the reduce on its own, copy-free. Checked
+    against the executable in both copy-insertion modes."""
+    fun, shape = _REDUCE_PROGRAMS[name]
+    lowered = jax.jit(fun, donate_argnums=(0,)).lower(jnp.ones((4,)), jnp.ones(shape))
+    module = lowered.compiler_ir()
+    assert module is not None
+    main = module_function(module)
+    assert main is not None
+    fn = function_model(main)
+    for ordering in ("xla-cpu", "xla-cpu-region"):
+        truth = executable_truth(
+            lowered.compile(compiler_options={REGION: ordering == "xla-cpu-region"}), (0,))
+        assert truth.aliases == {0: 0}
+        assert predict_pairing(fn, ordering, truth.aliases)[0] == truth.donors[0].outcome.value, \
+            ordering
+
+
 def test_constant_result_is_copied_into_a_read_donor() -> None:
     def reset(count: jax.Array, x: jax.Array) -> tuple[jax.Array, jax.Array]:
         return jnp.zeros_like(count), x + count  # count read, then "overwritten" by zeros

@@ -31,6 +31,7 @@ from jax_use_donated.analysis.semantics import (
     DUPLICABLE_OPS,
     ELEMENTWISE_OPS,
     PURE_OPS,
+    TREE_REDUCTION_WINDOW,
     OpSemantics,
     classify_all,
     duplicable,
@@ -43,6 +44,10 @@ REGION_USE = -1
 FUSED_USE = -2
 """The operand position recorded for a read through a cheap producer that XLA's fusion
 duplicates into the reading op (:data:`.semantics.DUPLICABLE_OPS`)."""
+REDUCED_USE = -3
+"""The operand position recorded for a read through a small ``reduce`` that XLA's fusion puts
+inside the reading op (:func:`_reduces_fused_into_users`): the op reads the donor at other
+elements than the one it writes, so it cannot write its result in the donor's buffer."""
 
 
 @dataclass(frozen=True)
@@ -130,6 +135,9 @@ class FusionFacts:
     """:func:`single_use_fused`."""
     fusing: frozenset[int] = frozenset()
     """The ops that fuse their cheap producers (:func:`.semantics.fuses_producers`)."""
+    reduced: frozenset[ValueId] = frozenset()
+    """Results of ``reduce`` ops fused into their one user (:func:`_reduces_fused_into_users`);
+    also in ``duplicated`` and ``single_use``."""
 
 
 def fusion_facts(fn: FunctionModel) -> FusionFacts:
@@ -145,10 +153,15 @@ def fusion_facts(fn: FunctionModel) -> FusionFacts:
     by an op that fuses no producer)."""
     fusing: set[int] = set()
     first_user: dict[ValueId, Op | None] = {}
-    """Result of an elementwise op -> its one user so far (``None``: none yet; absent after
-    a second user, or for other values)."""
+    """Result of an elementwise, ``reduce`` or ``reshape`` op -> its one user so far
+    (``None``: none yet; absent after a second user, or for other values)."""
+    not_elementwise: set[ValueId] = set()
+    """The ``reduce`` and ``reshape`` results among ``first_user``'s."""
+    small_reduces: list[Op] = []
+    """Reduces XLA:CPU may fuse into their user (:func:`_small_reduce`)."""
     cheap: list[Op] = []
     """The duplicable ops (:func:`.semantics.duplicable`)."""
+    transposes: list[Op] = []
     for op in fn.ops:
         operands = op.operands
         for v in operands:
@@ -169,6 +182,13 @@ def fusion_facts(fn: FunctionModel) -> FusionFacts:
         if len(results) != 1:
             continue
         name = op.name
+        if name == "stablehlo.transpose":
+            transposes.append(op)
+        elif name == "stablehlo.reduce" or name == "stablehlo.reshape":
+            first_user[results[0]] = None
+            not_elementwise.add(results[0])
+            if name == "stablehlo.reduce" and _small_reduce(op):
+                small_reduces.append(op)
         if name in DUPLICABLE_OPS:
             cheap.append(op)
         if name in _NOT_COUNTED:
@@ -179,8 +199,12 @@ def fusion_facts(fn: FunctionModel) -> FusionFacts:
                 h = 1 + max(height[v] for v in operands)
                 if h <= BROADCAST_DEPTH:
                     height[results[0]] = h
+    for op in _folded_into_dots(fn, transposes, outside):
+        fusing.discard(op.index)
+        kept.update(op.operands)
     single = {v for v, user in first_user.items()
-              if user is not None and user.name in ELEMENTWISE_OPS and v not in outside}
+              if user is not None and user.name in ELEMENTWISE_OPS and v not in outside
+              and v not in not_elementwise}
     duplicated: set[ValueId] = set(single)
     for op in cheap:
         v = op.results[0]
@@ -190,9 +214,142 @@ def fusion_facts(fn: FunctionModel) -> FusionFacts:
         larger = {op.results[0] for op in cheap if op.results[0] in duplicated and _reads_more(op)}
         if larger:
             duplicated -= _reduced_and_broadcast_back(fn, larger, height)
+    reduced: set[ValueId] = set()
+    if small_reduces:
+        def sole(v: ValueId) -> Op | str | None:
+            """v's one user; ``None``: no user yet; ``"several"``: more, or not tracked."""
+            return first_user.get(v, "several")
+
+        chained, materialized = _reduces_fused_into_users(
+            small_reduces, sole, outside, duplicated, fusing)
+        reduced = {op.results[0] for op in small_reduces} & chained
+        duplicated -= materialized
+        duplicated |= chained
+        single |= chained
     return FusionFacts(frozenset(duplicated),
                        frozenset(v for v in duplicated if v not in kept), frozenset(single),
-                       frozenset(fusing))
+                       frozenset(fusing), frozenset(reduced))
+
+
+def _small_reduce(op: Op, start: bool = True) -> bool:
+    """A one-result ``reduce`` whose every reduced dimension is at most
+    :data:`.semantics.TREE_REDUCTION_WINDOW` long (XLA:CPU's tree reduction rewriter leaves it
+    whole) and, with ``start``, one of them longer than 1 (it reads other elements than the
+    one it writes; a reduce of unit dimensions is a reshape to XLA). The reduced sizes are the
+    operand's dimensions less the result's (a multiset: the kept dimensions are a subsequence
+    of the operand's)."""
+    if len(op.results) != 1 or not op.operand_types or not op.result_types:
+        return False
+    operand, result = op.operand_types[0], op.result_types[0]
+    if operand is None or result is None or None in operand.shape or None in result.shape:
+        return False
+    left = list(operand.shape)
+    for n in result.shape:
+        if n not in left:
+            return False
+        left.remove(n)
+    sizes = [n for n in left if n is not None]
+    return (all(n <= TREE_REDUCTION_WINDOW for n in sizes)
+            and (not start or any(n > 1 for n in sizes)))
+
+
+def _reduces_fused_into_users(reduces: list[Op], sole: Callable[[ValueId], Op | str | None],
+                              outside: Container[ValueId], duplicated: Container[ValueId],
+                              fusing: Container[int]) -> tuple[set[ValueId], set[ValueId]]:
+    """The small ``reduces`` (:func:`_small_reduce`) XLA:CPU fuses into their one user, with
+    the chain of single-use values that carries them on into the next fusing user, and the
+    value where each chain ends (materialized: returned, read by several ops or by an op that
+    fuses nothing, or not recomputed). A chain that reaches an op writing more elements than
+    it reads (a broadcast) leaves its reduce on its own: XLA does not fuse a reduction into a
+    consumer that would rerun it per element; so does a chain whose end XLA recomputes in
+    each of its several users (:func:`duplicated_values`): a reduce is not duplicated.
+    Returns (the fused chain values, the chains' ends).
+
+    Measured (XLA:CPU, jaxlib 0.10.2 and 0.12.1): ``b - 0.1 * sum(x * b, axis=0)`` with ``b``
+    donated is one loop fusion that reduces ``x * b`` and writes ``b``'s update: it reads
+    ``b`` at every row's element, so XLA copies ``b`` for rows 2 to 32 (``x: f32[N, 4]``)
+    (``sum(exp(x * b), 0)`` too: the exp, used only by the reduce, is in the same fusion)
+    and not from 33 on (the tree reduction rewriter splits the reduce); the vmapped linear
+    layer's bias gradient ``sum(reshape(sum(g, 0)), 0)`` and a ``mean`` over axes of 6 and 6
+    are fused the same way. ``b - 0.1 * sum(x * b)`` (a scalar, broadcast back) and a
+    reduction used twice (Adam's moments) are not: their reduce reads ``b`` before the
+    update, copy-free, and so is ``optax.MultiSteps``' accumulated bias gradient
+    ``acc + (sum(g, 0) - acc) / n``, whose add XLA recomputes in each of its four users."""
+    chained: set[ValueId] = set()
+    ends: set[ValueId] = set()
+    for r in reduces:
+        v = r.results[0]
+        if v in outside or v in chained:
+            continue
+        members, w, fused = [v], v, True
+        for _ in range(_REDUCE_CHAIN_LIMIT):
+            user = sole(w)
+            if not isinstance(user, Op):  # no user, or several: w's fusion ends here,
+                # unless XLA recomputes w in each of its users (then the reduce stays alone)
+                fused = len(members) > 1 and (user is None or w not in duplicated)
+                break
+            if user.index not in fusing or len(user.results) != 1:
+                fused = len(members) > 1  # materialized for an op that fuses nothing
+                break
+            if _grows(user):
+                fused = False
+                break
+            w = user.results[0]
+            members.append(w)
+            if w in outside:  # returned or read in a region: materialized
+                fused = sole(w) is None or w not in duplicated
+                break
+            if w not in duplicated and not (user.name == "stablehlo.reduce"
+                                             and _small_reduce(user, start=False)):
+                break  # not recomputed: its fusion ends here
+        if not fused:
+            continue
+        ends.add(members.pop())
+        operand = r.operands[0] if r.operands else None
+        if (operand is not None and operand not in outside and operand not in duplicated
+                and sole(operand) is r):
+            members.append(operand)  # an expensive producer used only by the reduce
+        chained.update(members)
+    return chained, ends
+
+
+_REDUCE_CHAIN_LIMIT = 64
+"""How many single-use ops after a reduce :func:`_reduces_fused_into_users` follows."""
+
+
+def _grows(op: Op) -> bool:
+    """Whether ``op`` writes more elements than its first operand holds (a broadcast, a pad)."""
+    if not op.operand_types or not op.result_types:
+        return True
+    operand = _elements(op.operand_types[0])
+    result = _elements(op.result_types[0])
+    return operand is None or result is None or result > operand
+
+
+def _folded_into_dots(fn: FunctionModel, transposes: list[Op],
+                      outside: Container[ValueId]) -> list[Op]:
+    """The ``transposes`` that XLA's ``TransposeFolding`` folds into the dots reading them: every
+    user is a ``dot_general`` (the value is not returned or read in a region). Such a transpose
+    is no kernel: the dot reads its operand's buffer with permuted dimension numbers, so it
+    fuses no producer, and its operand is materialized where it is computed.
+
+    Measured (XLA:CPU, jaxlib 0.10.2 and 0.12.1): under ``vmap`` Equinox's ``Linear`` computes
+    ``transpose(dot(W, x)) + b``; the relu gradient's ``select`` (which recomputes the bias add,
+    reading ``b``) is transposed for the weight gradient's dot, and XLA runs one
+    ``compare_select_fusion`` that the dot and the bias gradient's reduce both read, so ``b``
+    is read before its update and JAX's pairing hosts it copy-free; counted as a fusing
+    consumer, the transpose read ``b`` late and predicted a copy."""
+    if not transposes:
+        return []
+    candidates = {op.results[0] for op in transposes if op.results[0] not in outside}
+    first = transposes[0].index
+    start = first + 1 if first < len(fn.ops) and fn.ops[first] is transposes[0] else 0
+    for op in fn.ops[start:]:
+        if op.name != "stablehlo.dot_general" and not candidates.isdisjoint(op.operands):
+            candidates.difference_update(op.operands)
+            if not candidates:
+                return []
+    return [op for op in transposes if op.results[0] in candidates]
 
 
 REDUCED_AND_BROADCAST_BACK_FROM = (0, 12, 1)
@@ -366,6 +523,8 @@ class Liveness:
         self.absorbed: frozenset[ValueId] = facts.absorbed
         self.single_use: frozenset[ValueId] = facts.single_use
         self.fusing: frozenset[int] = facts.fusing
+        self.reduced: frozenset[ValueId] = facts.reduced
+        """Reduces XLA fuses into their one user (:func:`_reduces_fused_into_users`)."""
         """Ops that fuse their cheap producers (:func:`.semantics.fuses_producers`)."""
         self.fused_reader: dict[tuple[int, int], int] = {}
         """(consuming op, donor) -> the op of the user's program whose read of the donor XLA
@@ -407,6 +566,9 @@ class Liveness:
         duplicated = self.duplicated
         absorbed = self.absorbed
         recomputed = self.recomputed
+        reduced = self.reduced
+        via_reduce: dict[ValueId, frozenset[int]] = {}
+        """Donors a value's fused chain reads through a reduce fused into it (``reduced``)."""
         none: frozenset[int] = frozenset()
         for op, sem in zip(self.fn.ops, self.semantics, strict=True):
             index = op.index
@@ -436,7 +598,8 @@ class Liveness:
                 if fused and own_instance and index in fusing:
                     for v in operands:
                         for d in fused.get(v, none):
-                            record(d, op, FUSED_USE)
+                            record(d, op, REDUCED_USE if via_reduce and d in via_reduce.get(
+                                v, none) else FUSED_USE)
                             first = origin.get(v, _NO_ORIGIN).get(d)
                             if first is not None:
                                 fused_reader.setdefault((index, d), first)
@@ -447,6 +610,12 @@ class Liveness:
                         through = through | get_roots(v, none) | fused.get(v, none)
                     if through:
                         fused[results[0]] = through
+                        if reduced:
+                            via = (through if results[0] in reduced else
+                                   frozenset().union(*(via_reduce.get(v, none)
+                                                       for v in operands)))
+                            if via:
+                                via_reduce[results[0]] = via
                         if results[0] in single_use:
                             # an expensive op XLA fuses into its one consumer is the read to
                             # name; cheap recomputed producers stay the consumer's own reads
@@ -457,6 +626,9 @@ class Liveness:
                                         mine.setdefault(d, index)
                                 for d, first in origin.get(v, _NO_ORIGIN).items():
                                     mine.setdefault(d, first)
+                            if reduced and results[0] in reduced:
+                                for d in through:  # the reduce is the read to name
+                                    mine.setdefault(d, index)
                             if mine:
                                 origin[results[0]] = mine
             if op.branches is not None and region_uses:
@@ -487,7 +659,7 @@ class Liveness:
         if first is None or d not in self.reads:
             return u
         at = self.reads[d].positions.get(u, ())
-        return first if at and all(pos == FUSED_USE for pos in at) else u
+        return first if at and all(pos in (FUSED_USE, REDUCED_USE) for pos in at) else u
 
     def branches_of(self, op: Op) -> list[FunctionModel]:
         """The branch models of a conditional (``Op.branches``), built once."""

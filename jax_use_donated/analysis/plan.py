@@ -41,6 +41,7 @@ from jax_use_donated.analysis.errors import DonationError, arg_label, validate_f
 from jax_use_donated.analysis.fusion import fusion_safe as fusion_safe_pair
 from jax_use_donated.analysis.liveness import (
     FUSED_USE,
+    REDUCED_USE,
     REGION_USE,
     CopyAfter,
     Liveness,
@@ -192,7 +193,7 @@ def fusion_fragile_reads(fn: FunctionModel, live: Liveness) -> frozenset[int]:
     """
     returned = {r.value for r in fn.results}
     direct = {u for reads in live.reads.values() for u, pos in reads.positions.items()
-              if pos - {FUSED_USE}}
+              if pos - {FUSED_USE, REDUCED_USE}}
     candidates = [
         u for u in live.read_bit
         if u in direct and is_elementwise(fn.ops[u]) and fn.ops[u].name not in EXPENSIVE_ELEMENTWISE
@@ -537,7 +538,7 @@ class PairChecker:
         loop taking its carries, needs the donor at one such position only)."""
         sem = self.live.semantics[p]
         allowed = sem.in_place.get(result, frozenset())
-        if REGION_USE in positions:
+        if REGION_USE in positions or REDUCED_USE in positions:
             return True
         if FUSED_USE in positions:  # read through a fused elementwise chain: same element
             positions = positions - {FUSED_USE}

@@ -74,6 +74,9 @@ class DonationReport:
 
     function: str
     rows: list[DonorRow] = field(default_factory=list)
+    kept_jax: str | None = None
+    """Why the footprint guard runs JAX's own pairing instead of ours (``None``: ours runs);
+    then the "ours" column shows JAX's pairing, the one the executable has."""
 
     @property
     def reused(self) -> list[DonorRow]:
@@ -103,6 +106,8 @@ class DonationReport:
         head = (f"donations of {self.function}: {len(self.reused)} of {len(self.rows)} donated "
                 f"leaves reused ({format_bytes(self.reused_bytes)}); JAX's default: {jax_free} reused "
                 f"without a copy ({format_bytes(self.jax_copy_free_bytes)})")
+        if self.kept_jax is not None:
+            head += f"\nkept JAX's own pairing (footprint guard): {self.kept_jax}"
         measured = any(r.measured is not None for r in self.rows)
         table = [("argument", "type", "bytes", "ours", "JAX default")
                  + (("XLA (measured)",) if measured else ())]
@@ -146,7 +151,9 @@ def report_of(record: LoweringRecord | None, name: str,
     report = DonationReport(record.name if record is not None else name)
     if record is None:
         return report
+    report.kept_jax = record.kept_jax
     fn, plan = record.function, record.plan
+    jax_view = record.jax_view() if record.kept_jax is not None else None
     live = Liveness(fn, fusion_duplication=ordering_model(plan.ordering).xla)
     checker = PairChecker(fn, live, record.jax_ordering)  # JAX's pairs as jax.jit compiles
     paths = record.result_paths
@@ -155,6 +162,10 @@ def report_of(record: LoweringRecord | None, name: str,
         d = arg.index
         k = plan.pairs.get(d)
         kept = record.fallback.kept_pairs.get(d)
+        if jax_view is not None:  # the executable runs JAX's pairing (footprint guard)
+            k, kept = jax_view.get(d), None
+            if k is not None and jax_view.outcome(d) == "copied":
+                k, kept = None, k
         jax_kind, jax_value = record.jax_attrs.get(d, (None, None))
         jax_result: int | None = None
         jax_copy_free = False
@@ -183,7 +194,8 @@ def report_of(record: LoweringRecord | None, name: str,
             status=("reused" if k is not None
                     else "reused with a copy" if kept is not None else "not reused"),
             reason=v.reason.value if k is None else Reason.PAIRED.value,
-            message=v.message,
+            message=(v.message if jax_view is None or kept is None else
+                     "copied by XLA under JAX's pairing, which the footprint guard kept"),
             blocking_read=blocking,
             jax_result=jax_result,
             jax_note=jax_note,

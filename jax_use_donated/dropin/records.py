@@ -179,7 +179,8 @@ class LoweringRecord:
         under :attr:`jax_ordering`."""
         return _jax_copy_free(self.jax_checker(), d, None, jax_result)
 
-    def _jax_view(self) -> _JaxView:
+    def jax_view(self) -> _JaxView:
+        """JAX's pairing as the executable runs it, where the footprint guard kept it."""
         return _jax_view_of(self)
 
     def release(self) -> None:
@@ -196,7 +197,7 @@ class LoweringRecord:
         if self.analysis is not None or self.rebuild is not None:
             plan, fallback = self.plan, self.fallback
             ordering = plan.ordering
-            jax_view = self._jax_view() if self.kept_jax is not None else None
+            jax_view = self.jax_view() if self.kept_jax is not None else None
             same_rule = self.jax_ordering == plan.ordering
             if jax_view is not None:
                 ordering = jax_view.ordering
