@@ -22,6 +22,7 @@ Invariants:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 
@@ -136,8 +137,9 @@ class FusionFacts:
     fusing: frozenset[int] = frozenset()
     """The ops that fuse their cheap producers (:func:`.semantics.fuses_producers`)."""
     reduced: frozenset[ValueId] = frozenset()
-    """Results of ``reduce`` ops fused into their one user (:func:`_reduces_fused_into_users`);
-    also in ``duplicated`` and ``single_use``."""
+    """The values of the chains that carry a ``reduce`` into the user it is fused into
+    (:func:`_reduces_fused_into_users`, the reduce's own result first); also in
+    ``duplicated`` and ``single_use``."""
 
 
 def fusion_facts(fn: FunctionModel) -> FusionFacts:
@@ -158,7 +160,7 @@ def fusion_facts(fn: FunctionModel) -> FusionFacts:
     not_elementwise: set[ValueId] = set()
     """The ``reduce`` and ``reshape`` results among ``first_user``'s."""
     small_reduces: list[Op] = []
-    """Reduces XLA:CPU may fuse into their user (:func:`_small_reduce`)."""
+    """The ``reduce`` ops (XLA:CPU may fuse the small ones into their user)."""
     cheap: list[Op] = []
     """The duplicable ops (:func:`.semantics.duplicable`)."""
     transposes: list[Op] = []
@@ -187,7 +189,7 @@ def fusion_facts(fn: FunctionModel) -> FusionFacts:
         elif name == "stablehlo.reduce" or name == "stablehlo.reshape":
             first_user[results[0]] = None
             not_elementwise.add(results[0])
-            if name == "stablehlo.reduce" and _small_reduce(op):
+            if name == "stablehlo.reduce":
                 small_reduces.append(op)
         if name in DUPLICABLE_OPS:
             cheap.append(op)
@@ -222,7 +224,7 @@ def fusion_facts(fn: FunctionModel) -> FusionFacts:
 
         chained, materialized = _reduces_fused_into_users(
             small_reduces, sole, outside, duplicated, fusing)
-        reduced = {op.results[0] for op in small_reduces} & chained
+        reduced = chained
         duplicated -= materialized
         duplicated |= chained
         single |= chained
@@ -235,16 +237,25 @@ def _small_reduce(op: Op, start: bool = True) -> bool:
     """A one-result ``reduce`` whose every reduced dimension is at most
     :data:`.semantics.TREE_REDUCTION_WINDOW` long (XLA:CPU's tree reduction rewriter leaves it
     whole) and, with ``start``, one of them longer than 1 (it reads other elements than the
-    one it writes; a reduce of unit dimensions is a reshape to XLA). The reduced sizes are the
-    operand's dimensions less the result's (a multiset: the kept dimensions are a subsequence
-    of the operand's)."""
+    one it writes; a reduce of unit dimensions is a reshape to XLA)."""
     if len(op.results) != 1 or not op.operand_types or not op.result_types:
         return False
     operand, result = op.operand_types[0], op.result_types[0]
-    if operand is None or result is None or None in operand.shape or None in result.shape:
+    if operand is None or result is None:
         return False
-    left = list(operand.shape)
-    for n in result.shape:
+    return _small_reduction(operand.shape, result.shape, start)
+
+
+@functools.lru_cache(maxsize=1024)
+def _small_reduction(operand: tuple[int | None, ...], result: tuple[int | None, ...],
+                     start: bool) -> bool:
+    """:func:`_small_reduce` by shapes (a train step repeats a few). The reduced sizes are
+    the operand's dimensions less the result's (a multiset: the kept dimensions are a
+    subsequence of the operand's)."""
+    if None in operand or None in result:
+        return False
+    left = list(operand)
+    for n in result:
         if n not in left:
             return False
         left.remove(n)
@@ -279,7 +290,7 @@ def _reduces_fused_into_users(reduces: list[Op], sole: Callable[[ValueId], Op | 
     ends: set[ValueId] = set()
     for r in reduces:
         v = r.results[0]
-        if v in outside or v in chained:
+        if v in outside or v in chained or not isinstance(sole(v), Op) or not _small_reduce(r):
             continue
         members, w, fused = [v], v, True
         for _ in range(_REDUCE_CHAIN_LIMIT):
@@ -344,8 +355,9 @@ def _folded_into_dots(fn: FunctionModel, transposes: list[Op],
     candidates = {op.results[0] for op in transposes if op.results[0] not in outside}
     first = transposes[0].index
     start = first + 1 if first < len(fn.ops) and fn.ops[first] is transposes[0] else 0
+    dot = "stablehlo.dot_general"
     for op in fn.ops[start:]:
-        if op.name != "stablehlo.dot_general" and not candidates.isdisjoint(op.operands):
+        if not candidates.isdisjoint(op.operands) and op.name != dot:
             candidates.difference_update(op.operands)
             if not candidates:
                 return []
@@ -523,9 +535,9 @@ class Liveness:
         self.absorbed: frozenset[ValueId] = facts.absorbed
         self.single_use: frozenset[ValueId] = facts.single_use
         self.fusing: frozenset[int] = facts.fusing
-        self.reduced: frozenset[ValueId] = facts.reduced
-        """Reduces XLA fuses into their one user (:func:`_reduces_fused_into_users`)."""
         """Ops that fuse their cheap producers (:func:`.semantics.fuses_producers`)."""
+        self.reduced: frozenset[ValueId] = facts.reduced
+        """The chains carrying a reduce into its user (:func:`_reduces_fused_into_users`)."""
         self.fused_reader: dict[tuple[int, int], int] = {}
         """(consuming op, donor) -> the op of the user's program whose read of the donor XLA
         runs inside that consumer's fusion (:func:`single_use_fused`): the read a diagnostic
@@ -610,10 +622,11 @@ class Liveness:
                         through = through | get_roots(v, none) | fused.get(v, none)
                     if through:
                         fused[results[0]] = through
-                        if reduced:
-                            via = (through if results[0] in reduced else
-                                   frozenset().union(*(via_reduce.get(v, none)
-                                                       for v in operands)))
+                        if reduced and results[0] in reduced:  # a fused reduce's chain
+                            via = through if op.name == "stablehlo.reduce" else none
+                            for v in operands:
+                                if v in via_reduce:
+                                    via = via | via_reduce[v]
                             if via:
                                 via_reduce[results[0]] = via
                         if results[0] in single_use:
