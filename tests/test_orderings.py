@@ -430,3 +430,20 @@ def test_committed_single_device_argument_hosts_its_result() -> None:
     assert "@empty_mesh" in fn.args[0].placement.sharding
     assert plan_donation(fn, "xla-cpu").pairs == {0: 0}
     assert executable_truth(lowered.compile(), [0]).copy_free == {0: 0}
+
+
+def test_the_fused_reduce_is_named_in_the_diagnostic() -> None:
+    """The plain SGD bias step's refusal names the reduce XLA fuses into the update, with its
+    source line, and why it blocks (it reads the donor at other elements)."""
+    import jax_use_donated as jud
+
+    fun, shape = _REDUCE_PROGRAMS["rows_2"]
+    step = jud.jit(fun, donate_argnums=(0,))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plan = step.plan(jnp.ones((4,)), jnp.ones(shape))
+    [leaf] = plan.donations
+    assert leaf.status == "copied" and leaf.measured == "copied"
+    assert "XLA fuses stablehlo.reduce at " in leaf.message
+    assert "test_orderings.py:" in leaf.message.split("XLA fuses stablehlo.reduce at ")[1]
+    assert "reads the donor at other elements" in leaf.message

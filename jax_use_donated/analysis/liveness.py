@@ -339,8 +339,10 @@ def _grows(op: Op) -> bool:
 
 def _folded_into_dots(fn: FunctionModel, transposes: list[Op],
                       outside: Container[ValueId]) -> list[Op]:
-    """The ``transposes`` that XLA's ``TransposeFolding`` folds into the dots reading them: every
-    user is a ``dot_general`` (the value is not returned or read in a region). Such a transpose
+    """The ``transposes`` that XLA's ``TransposeFolding`` folds into the dots reading them: a
+    matrix's (rank 2: a batched dot's operands are laid out batch-major by XLA:CPU, and a
+    transpose of them is measured as a ``transpose_copy_fusion`` of its own) whose every user
+    is a ``dot_general`` (the value is not returned or read in a region). Such a transpose
     is no kernel: the dot reads its operand's buffer with permuted dimension numbers, so it
     fuses no producer, and its operand is materialized where it is computed.
 
@@ -352,7 +354,10 @@ def _folded_into_dots(fn: FunctionModel, transposes: list[Op],
     consumer, the transpose read ``b`` late and predicted a copy."""
     if not transposes:
         return []
-    candidates = {op.results[0] for op in transposes if op.results[0] not in outside}
+    candidates = {op.results[0] for op in transposes
+                  if op.results[0] not in outside and _is_matrix(op.result_types)}
+    if not candidates:
+        return []
     first = transposes[0].index
     start = first + 1 if first < len(fn.ops) and fn.ops[first] is transposes[0] else 0
     dot = "stablehlo.dot_general"
@@ -362,6 +367,10 @@ def _folded_into_dots(fn: FunctionModel, transposes: list[Op],
             if not candidates:
                 return []
     return [op for op in transposes if op.results[0] in candidates]
+
+
+def _is_matrix(types: list[TensorInfo | None]) -> bool:
+    return len(types) == 1 and types[0] is not None and len(types[0].shape) == 2
 
 
 REDUCED_AND_BROADCAST_BACK_FROM = (0, 12, 1)

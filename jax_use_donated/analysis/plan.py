@@ -73,6 +73,8 @@ class Reason(Enum):
     OUTNUMBERED = "outnumbered"
 
 
+REDUCE = "stablehlo.reduce"
+
 @dataclass(slots=True)
 class Blocker:
     """Why ``d -> result`` is unsafe: ``reader`` still reads ``d`` when ``writer`` writes it
@@ -349,7 +351,7 @@ class PairChecker:
         for u in sorted(reads.positions):
             if u == p:
                 if self._self_blocks(p, result, reads.positions[u]):
-                    return Blocker(k, ops[self.live.reader_of(u, d)], ops[p])
+                    return self._self_blocker(k, d, p)
             elif not self._before(u, p):
                 return Blocker(k, ops[self.live.reader_of(u, d)], ops[p])
         return None
@@ -364,7 +366,7 @@ class PairChecker:
         for u in sorted(reads.positions):
             if u == p:
                 if self._self_blocks(p, result, reads.positions[p]):
-                    return Blocker(k, ops[p], ops[p])
+                    return self._self_blocker(k, d, p, name_reader=False)
             elif first is None:
                 if not self._before(u, p):
                     return Blocker(k, ops[self.live.reader_of(u, d)], ops[p])
@@ -419,7 +421,7 @@ class PairChecker:
         for u in sorted(reads.positions):
             if u == p:
                 if self._self_blocks(p, result, reads.positions[u]):
-                    return Blocker(k, ops[self.live.reader_of(u, d)], ops[p])
+                    return self._self_blocker(k, d, p)
             elif self.writer_precedes(p, u):
                 return Blocker(k, ops[self.live.reader_of(u, d)], ops[p])
             elif (self.model.xla and ops[u].name == CASE and REGION_USE in reads.positions[u]
@@ -530,6 +532,20 @@ class PairChecker:
         if bit is not None and self.live.ancestors[y] >> bit & 1:
             return True
         return self.writer_precedes(x, y)
+
+    def _self_blocker(self, k: int, d: int, p: int, name_reader: bool = True) -> Blocker:
+        """The blocker of ``d -> k`` where ``k``'s writer ``p`` itself cannot write in place
+        (:meth:`_self_blocks`); where it reads ``d`` through a reduce fused into it, says so."""
+        ops = self.fn.ops
+        reader = ops[self.live.reader_of(p, d)] if name_reader else ops[p]
+        if REDUCED_USE not in self.live.reads[d].positions.get(p, ()):
+            return Blocker(k, reader, ops[p])
+        first = self.live.fused_reader.get((p, d))
+        fused = (ops[first].describe() if first is not None and ops[first].name == REDUCE
+                 else "a reduce of the donor")
+        return Blocker(k, reader, ops[p], detail=(
+            f"XLA fuses {fused} into that kernel, which so reads the donor at other "
+            "elements than the one it writes"))
 
     def _self_blocks(self, p: int, result: int, positions: set[int]) -> bool:
         """Whether op ``p``, reading the donor at operand ``positions``, cannot write its
