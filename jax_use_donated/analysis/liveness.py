@@ -185,7 +185,10 @@ def fusion_facts(fn: FunctionModel) -> FusionFacts:
             continue
         name = op.name
         if name == "stablehlo.transpose":
-            transposes.append(op)
+            if _is_matrix(op.result_types):
+                transposes.append(op)
+                first_user[results[0]] = None
+                not_elementwise.add(results[0])
         elif name == "stablehlo.reduce" or name == "stablehlo.reshape":
             first_user[results[0]] = None
             not_elementwise.add(results[0])
@@ -201,7 +204,7 @@ def fusion_facts(fn: FunctionModel) -> FusionFacts:
                 h = 1 + max(height[v] for v in operands)
                 if h <= BROADCAST_DEPTH:
                     height[results[0]] = h
-    for op in _folded_into_dots(fn, transposes, outside):
+    for op in _folded_into_dots(transposes, first_user, outside):
         fusing.discard(op.index)
         kept.update(op.operands)
     single = {v for v, user in first_user.items()
@@ -337,14 +340,14 @@ def _grows(op: Op) -> bool:
     return operand is None or result is None or result > operand
 
 
-def _folded_into_dots(fn: FunctionModel, transposes: list[Op],
+def _folded_into_dots(transposes: list[Op], first_user: dict[ValueId, Op | None],
                       outside: Container[ValueId]) -> list[Op]:
-    """The ``transposes`` that XLA's ``TransposeFolding`` folds into the dots reading them: a
+    """The ``transposes`` that XLA's ``TransposeFolding`` folds into the dot reading them: a
     matrix's (rank 2: a batched dot's operands are laid out batch-major by XLA:CPU, and a
-    transpose of them is measured as a ``transpose_copy_fusion`` of its own) whose every user
-    is a ``dot_general`` (the value is not returned or read in a region). Such a transpose
-    is no kernel: the dot reads its operand's buffer with permuted dimension numbers, so it
-    fuses no producer, and its operand is materialized where it is computed.
+    transpose of them is measured as a ``transpose_copy_fusion`` of its own) whose one user
+    (``first_user``) is a ``dot_general``, the value not returned or read in a region. Such a
+    transpose is no kernel: the dot reads its operand's buffer with permuted dimension
+    numbers, so it fuses no producer, and its operand is materialized where it is computed.
 
     Measured (XLA:CPU, jaxlib 0.10.2 and 0.12.1): under ``vmap`` Equinox's ``Linear`` computes
     ``transpose(dot(W, x)) + b``; the relu gradient's ``select`` (which recomputes the bias add,
@@ -352,21 +355,13 @@ def _folded_into_dots(fn: FunctionModel, transposes: list[Op],
     ``compare_select_fusion`` that the dot and the bias gradient's reduce both read, so ``b``
     is read before its update and JAX's pairing hosts it copy-free; counted as a fusing
     consumer, the transpose read ``b`` late and predicted a copy."""
-    if not transposes:
-        return []
-    candidates = {op.results[0] for op in transposes
-                  if op.results[0] not in outside and _is_matrix(op.result_types)}
-    if not candidates:
-        return []
-    first = transposes[0].index
-    start = first + 1 if first < len(fn.ops) and fn.ops[first] is transposes[0] else 0
-    dot = "stablehlo.dot_general"
-    for op in fn.ops[start:]:
-        if not candidates.isdisjoint(op.operands) and op.name != dot:
-            candidates.difference_update(op.operands)
-            if not candidates:
-                return []
-    return [op for op in transposes if op.results[0] in candidates]
+    folded = []
+    for op in transposes:
+        user = first_user.get(op.results[0])
+        if user is not None and user.name == "stablehlo.dot_general" and \
+                op.results[0] not in outside:
+            folded.append(op)
+    return folded
 
 
 def _is_matrix(types: list[TensorInfo | None]) -> bool:
