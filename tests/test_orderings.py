@@ -181,6 +181,28 @@ def _xent_bias_step(b: jax.Array, x: jax.Array) -> tuple[jax.Array, jax.Array]:
     return b - 0.1 * grad, value
 
 
+def _predictions_match_the_executable(fun: Callable[..., Any], args: tuple[Any, ...],
+                                      donors: int) -> FunctionModel:
+    """Lower ``fun`` with its first ``donors`` arguments donated (JAX pairs each with the result
+    of its index) and check, in both XLA:CPU copy-insertion modes, that the rules predict
+    every donor's outcome in the executable. Returns the function's model."""
+    lowered = jax.jit(fun, donate_argnums=tuple(range(donors))).lower(*args)
+    module = lowered.compiler_ir()
+    assert module is not None
+    main = module_function(module)
+    assert main is not None
+    fn = function_model(main)
+    for ordering in ("xla-cpu", "xla-cpu-region"):
+        truth = executable_truth(
+            lowered.compile(compiler_options={REGION: ordering == "xla-cpu-region"}),
+            tuple(range(donors)))
+        assert truth.aliases == {d: d for d in range(donors)}
+        predicted = predict_pairing(fn, ordering, truth.aliases)
+        assert {d: predicted[d] for d in range(donors)} == {
+            d: truth.donors[d].outcome.value for d in range(donors)}, ordering
+    return fn
+
+
 @pytest.mark.parametrize("fun", [_lse_shifted, _lse_shifted_finite, _max_and_exp, _xent_bias_step],
                          ids=lambda f: f.__name__.strip("_"))
 def test_a_value_reduced_and_broadcast_back_keeps_its_buffer(fun: Callable[..., Any]) -> None:
@@ -189,18 +211,7 @@ def test_a_value_reduced_and_broadcast_back_keeps_its_buffer(fun: Callable[..., 
     bias hosts its update copy-free (``liveness._reduced_and_broadcast_back``); 0.10.2 and
     0.12.0 recompute it in the exp fusion, which runs after the update: copied. Each case
     is checked against the executable under both copy-insertion modes."""
-    args = (jnp.zeros((10,)), jnp.ones((16, 10)))
-    lowered = jax.jit(fun, donate_argnums=(0,)).lower(*args)
-    module = lowered.compiler_ir()
-    assert module is not None
-    main = module_function(module)
-    assert main is not None
-    fn = function_model(main)
-    for ordering in ("xla-cpu", "xla-cpu-region"):
-        truth = executable_truth(
-            lowered.compile(compiler_options={REGION: ordering == "xla-cpu-region"}), (0,))
-        assert truth.aliases == {0: 0}
-        assert predict_pairing(fn, ordering, truth.aliases)[0] == truth.donors[0].outcome.value
+    _predictions_match_the_executable(fun, (jnp.zeros((10,)), jnp.ones((16, 10))), 1)
 
 
 def _vmapped_mlp_step(w1: jax.Array, b1: jax.Array, w2: jax.Array, b2: jax.Array,
@@ -224,21 +235,8 @@ def test_a_transpose_read_only_by_dots_is_folded_into_them() -> None:
     copy-insertion modes."""
     args = (jnp.ones((16, 8)), jnp.ones((16,)), jnp.ones((4, 16)), jnp.ones((4,)),
             jnp.ones((5, 8)), jnp.ones((5, 4)))
-    lowered = jax.jit(_vmapped_mlp_step, donate_argnums=(0, 1, 2, 3)).lower(*args)
-    module = lowered.compiler_ir()
-    assert module is not None
-    main = module_function(module)
-    assert main is not None
-    fn = function_model(main)
+    fn = _predictions_match_the_executable(_vmapped_mlp_step, args, 4)
     assert any(op.name == "stablehlo.transpose" for op in fn.ops)
-    for ordering in ("xla-cpu", "xla-cpu-region"):
-        truth = executable_truth(
-            lowered.compile(compiler_options={REGION: ordering == "xla-cpu-region"}),
-            (0, 1, 2, 3))
-        assert truth.aliases == {0: 0, 1: 1, 2: 2, 3: 3}
-        predicted = predict_pairing(fn, ordering, truth.aliases)
-        assert {d: predicted[d] for d in range(4)} == {
-            d: truth.donors[d].outcome.value for d in range(4)}, ordering
     assert predict_pairing(fn, "xla-cpu", {0: 0, 1: 1, 2: 2, 3: 3})[1] == "copy-free"
 
 
@@ -273,18 +271,7 @@ def test_a_small_reduce_fused_into_the_update_reads_the_donor_there(name: str) -
     reduction broadcast back or used twice leaves the reduce on its own, copy-free. Checked
     against the executable in both copy-insertion modes."""
     fun, shape = _REDUCE_PROGRAMS[name]
-    lowered = jax.jit(fun, donate_argnums=(0,)).lower(jnp.ones((4,)), jnp.ones(shape))
-    module = lowered.compiler_ir()
-    assert module is not None
-    main = module_function(module)
-    assert main is not None
-    fn = function_model(main)
-    for ordering in ("xla-cpu", "xla-cpu-region"):
-        truth = executable_truth(
-            lowered.compile(compiler_options={REGION: ordering == "xla-cpu-region"}), (0,))
-        assert truth.aliases == {0: 0}
-        assert predict_pairing(fn, ordering, truth.aliases)[0] == truth.donors[0].outcome.value, \
-            ordering
+    _predictions_match_the_executable(fun, (jnp.ones((4,)), jnp.ones(shape)), 1)
 
 
 def test_constant_result_is_copied_into_a_read_donor() -> None:

@@ -159,7 +159,7 @@ def fusion_facts(fn: FunctionModel) -> FusionFacts:
     (``None``: none yet; absent after a second user, or for other values)."""
     not_elementwise: set[ValueId] = set()
     """The ``reduce`` and ``reshape`` results among ``first_user``'s."""
-    small_reduces: list[Op] = []
+    reduces: list[Op] = []
     """The ``reduce`` ops (XLA:CPU may fuse the small ones into their user)."""
     cheap: list[Op] = []
     """The duplicable ops (:func:`.semantics.duplicable`)."""
@@ -193,7 +193,7 @@ def fusion_facts(fn: FunctionModel) -> FusionFacts:
             first_user[results[0]] = None
             not_elementwise.add(results[0])
             if name == "stablehlo.reduce":
-                small_reduces.append(op)
+                reduces.append(op)
         if name in DUPLICABLE_OPS:
             cheap.append(op)
         if name in _NOT_COUNTED:
@@ -219,21 +219,20 @@ def fusion_facts(fn: FunctionModel) -> FusionFacts:
         larger = {op.results[0] for op in cheap if op.results[0] in duplicated and _reads_more(op)}
         if larger:
             duplicated -= _reduced_and_broadcast_back(fn, larger, height)
-    reduced: set[ValueId] = set()
-    if small_reduces:
+    chained: set[ValueId] = set()
+    if reduces:
         def sole(v: ValueId) -> Op | str | None:
             """v's one user; ``None``: no user yet; ``"several"``: more, or not tracked."""
             return first_user.get(v, "several")
 
         chained, materialized = _reduces_fused_into_users(
-            small_reduces, sole, outside, duplicated, fusing)
-        reduced = chained
+            reduces, sole, outside, duplicated, fusing)
         duplicated -= materialized
         duplicated |= chained
         single |= chained
     return FusionFacts(frozenset(duplicated),
                        frozenset(v for v in duplicated if v not in kept), frozenset(single),
-                       frozenset(fusing), frozenset(reduced))
+                       frozenset(fusing), frozenset(chained))
 
 
 def _small_reduce(op: Op, start: bool = True) -> bool:
