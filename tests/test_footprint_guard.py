@@ -10,9 +10,11 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import optax
+import pytest
 
 import jax_use_donated as jud
 from jax_use_donated.dropin import records
+from jax_use_donated.dropin.xla_truth import executable_truth
 from tests.jax_versions import JAXLIB
 
 _TX = optax.MultiSteps(optax.adam(1e-2), every_k_schedule=2)
@@ -136,15 +138,18 @@ def test_jax_default_column_describes_jax_jit_as_it_compiles() -> None:
     assert "-> result[1], XLA copies" in str(report)
 
 
-def test_explain_shows_the_pairing_the_executable_runs() -> None:
-    """An Equinox step under ``vmap`` (found on a user's-eye check): the guard keeps JAX's
-    pairing (it needs 112 fewer bytes than ours on jaxlib 0.10.2 and 0.12.1), and
-    ``explain`` says so and shows that pairing in its "ours" column, measured as predicted;
-    before, it showed our plan beside the measurement of JAX's and called three leaves
-    "copied (not as planned)". The "JAX default" column is true too: the hidden bias, read by
-    a transpose that XLA folds into the weight gradient's dot, is copy-free."""
-    eqx = __import__("pytest").importorskip("equinox", reason="equinox (the bench extra)")
-    model = eqx.nn.MLP(8, 4, 16, 1, key=jax.random.PRNGKey(0))
+@pytest.mark.parametrize("depth", [1, 2])
+def test_explain_shows_the_pairing_the_executable_runs(depth: int) -> None:
+    """An Equinox step under ``vmap`` (found on a user's-eye check): with one hidden layer the
+    guard keeps JAX's pairing (it needs 112 fewer bytes than ours on jaxlib 0.10.2 and
+    0.12.1), and ``explain`` says so and shows that pairing in its "ours" column, measured as
+    predicted; before, it showed our plan beside the measurement of JAX's and called three
+    leaves "copied (not as planned)". The "JAX default" column is true too, row by row
+    against ``eqx.filter_jit``'s own executable: the hidden biases, read by transposes that
+    XLA folds into the gradient dots, are copy-free (with two hidden layers the second one's
+    transpose feeds two dots; that column said "XLA copies")."""
+    eqx = pytest.importorskip("equinox", reason="equinox (the bench extra)")
+    model = eqx.nn.MLP(8, 4, 16, depth, key=jax.random.PRNGKey(0))
     opt = optax.adam(1e-3)
     state = opt.init(eqx.filter(model, eqx.is_array))
 
@@ -168,6 +173,15 @@ def test_explain_shows_the_pairing_the_executable_runs() -> None:
     assert ours == {x.path: (x.result_path, x.predicted) for x in plan.donations}
     bias = report.row("m.layers[0].bias")
     assert bias.jax_copy_free and bias.measured == "copy-free"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = executable_truth(fun.lower(*args).lowered.compile(),
+                                 [r.arg_index for r in report.rows if r.arg_index is not None])
+    jax_rows = [r for r in report.rows if r.jax_result is not None]
+    assert len(jax_rows) >= 6 * depth
+    assert {r.path: r.jax_copy_free for r in jax_rows} == {
+        r.path: plain.donors[r.arg_index].outcome.value == "copy-free" for r in jax_rows
+        if r.arg_index is not None}
     if report.kept_jax is not None:
         assert "kept JAX's own pairing" in str(report)
         assert all(r.result == r.jax_result for r in report.rows if r.jax_result is not None)

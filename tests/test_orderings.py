@@ -3,6 +3,7 @@ equals what ``xla_truth`` reads from the executable compiled with that configura
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 import warnings
@@ -214,30 +215,42 @@ def test_a_value_reduced_and_broadcast_back_keeps_its_buffer(fun: Callable[..., 
     _predictions_match_the_executable(fun, (jnp.zeros((10,)), jnp.ones((16, 10))), 1)
 
 
-def _vmapped_mlp_step(w1: jax.Array, b1: jax.Array, w2: jax.Array, b2: jax.Array,
-                      x: jax.Array, y: jax.Array) -> tuple[jax.Array, ...]:
-    """Equinox's ``Linear`` under ``vmap``: ``transpose(dot(W, x)) + b``, a relu between."""
+def _vmapped_mlp_step(*args: jax.Array) -> tuple[jax.Array, ...]:
+    """Equinox's ``Linear`` under ``vmap``: ``transpose(dot(W, x)) + b``, a relu between
+    layers; ``args`` are ``W1, b1, ..., Wn, bn, x, y``."""
+    params, x, y = args[:-2], args[-2], args[-1]
+
     def loss(p: tuple[jax.Array, ...]) -> jax.Array:
-        def mlp(xi: jax.Array) -> jax.Array:
-            return p[2] @ jax.nn.relu(p[0] @ xi + p[1]) + p[3]
+        def mlp(h: jax.Array) -> jax.Array:
+            for i in range(0, len(p), 2):
+                h = p[i] @ h + p[i + 1]
+                if i + 2 < len(p):
+                    h = jax.nn.relu(h)
+            return h
         return jnp.mean((jax.vmap(mlp)(x) - y) ** 2)
-    params = (w1, b1, w2, b2)
     grads = jax.grad(loss)(params)
     return tuple(p - 0.1 * g for p, g in zip(params, grads, strict=True))
 
 
-def test_a_transpose_read_only_by_dots_is_folded_into_them() -> None:
+@pytest.mark.parametrize("hidden", [1, 2])
+def test_a_transpose_read_only_by_dots_is_folded_into_them(hidden: int) -> None:
     """The relu gradient's ``select`` (recomputing ``x @ W1 + b1``, so reading ``b1``) is
-    transposed for ``W1``'s gradient dot: XLA folds the transpose into the dot, which reads
-    the select's one buffer, written before ``b1``'s update (``liveness._folded_into_dots``).
-    Counted as a fusing consumer, the transpose read ``b1`` late: a false "copied". Every
-    donor's prediction under JAX's pairing is checked against the executable in both
-    copy-insertion modes."""
-    args = (jnp.ones((16, 8)), jnp.ones((16,)), jnp.ones((4, 16)), jnp.ones((4,)),
-            jnp.ones((5, 8)), jnp.ones((5, 4)))
-    fn = _predictions_match_the_executable(_vmapped_mlp_step, args, 4)
+    transposed for ``W1``'s gradient dot and, below the first layer, for the input gradient's
+    dot too: XLA folds the transpose into both dots, which read the select's one buffer,
+    written before ``b1``'s update (``liveness._folded_into_dots``). Counted as a fusing
+    consumer, the transpose read ``b1`` late: a false "copied" (with two hidden layers, on
+    the hidden bias of an Equinox MLP). Every donor's prediction under JAX's pairing is
+    checked against the executable in both copy-insertion modes."""
+    sizes = [8] + [16] * hidden + [4]
+    params: list[jax.Array] = []
+    for n_in, n_out in itertools.pairwise(sizes):
+        params += [jnp.ones((n_out, n_in)), jnp.ones((n_out,))]
+    fn = _predictions_match_the_executable(
+        _vmapped_mlp_step, (*params, jnp.ones((5, 8)), jnp.ones((5, 4))), len(params))
     assert any(op.name == "stablehlo.transpose" for op in fn.ops)
-    assert predict_pairing(fn, "xla-cpu", {0: 0, 1: 1, 2: 2, 3: 3})[1] == "copy-free"
+    identity = {d: d for d in range(len(params))}
+    predicted = predict_pairing(fn, "xla-cpu", identity)
+    assert all(predicted[b] == "copy-free" for b in range(1, 2 * hidden, 2))
 
 
 _REDUCE_PROGRAMS: dict[str, tuple[Callable[..., Any], tuple[int, ...]]] = {

@@ -164,9 +164,14 @@ def fusion_facts(fn: FunctionModel) -> FusionFacts:
     cheap: list[Op] = []
     """The duplicable ops (:func:`.semantics.duplicable`)."""
     transposes: list[Op] = []
+    """The matrix transposes (XLA folds those read only by dots into them)."""
+    dot_read: dict[ValueId, bool] = {}
+    """A matrix transpose's result -> whether every user so far is a ``dot_general``."""
     for op in fn.ops:
         operands = op.operands
         for v in operands:
+            if v in dot_read and op.name != "stablehlo.dot_general":
+                dot_read[v] = False
             if v in first_user:
                 user = first_user[v]
                 if user is None:
@@ -187,8 +192,7 @@ def fusion_facts(fn: FunctionModel) -> FusionFacts:
         if name == "stablehlo.transpose":
             if _is_matrix(op.result_types):
                 transposes.append(op)
-                first_user[results[0]] = None
-                not_elementwise.add(results[0])
+                dot_read[results[0]] = True
         elif name == "stablehlo.reduce" or name == "stablehlo.reshape":
             first_user[results[0]] = None
             not_elementwise.add(results[0])
@@ -204,7 +208,7 @@ def fusion_facts(fn: FunctionModel) -> FusionFacts:
                 h = 1 + max(height[v] for v in operands)
                 if h <= BROADCAST_DEPTH:
                     height[results[0]] = h
-    for op in _folded_into_dots(transposes, first_user, outside):
+    for op in _folded_into_dots(transposes, dot_read, outside):
         fusing.discard(op.index)
         kept.update(op.operands)
     single = {v for v, user in first_user.items()
@@ -339,28 +343,23 @@ def _grows(op: Op) -> bool:
     return operand is None or result is None or result > operand
 
 
-def _folded_into_dots(transposes: list[Op], first_user: dict[ValueId, Op | None],
+def _folded_into_dots(transposes: list[Op], dot_read: dict[ValueId, bool],
                       outside: Container[ValueId]) -> list[Op]:
-    """The ``transposes`` that XLA's ``TransposeFolding`` folds into the dot reading them: a
+    """The ``transposes`` that XLA's ``TransposeFolding`` folds into the dots reading them: a
     matrix's (rank 2: a batched dot's operands are laid out batch-major by XLA:CPU, and a
-    transpose of them is measured as a ``transpose_copy_fusion`` of its own) whose one user
-    (``first_user``) is a ``dot_general``, the value not returned or read in a region. Such a
-    transpose is no kernel: the dot reads its operand's buffer with permuted dimension
+    transpose of them is measured as a ``transpose_copy_fusion`` of its own) whose every user
+    is a ``dot_general`` (``dot_read``), the value not returned or read in a region. Such a
+    transpose is no kernel: each dot reads its operand's buffer with permuted dimension
     numbers, so it fuses no producer, and its operand is materialized where it is computed.
 
     Measured (XLA:CPU, jaxlib 0.10.2 and 0.12.1): under ``vmap`` Equinox's ``Linear`` computes
     ``transpose(dot(W, x)) + b``; the relu gradient's ``select`` (which recomputes the bias add,
-    reading ``b``) is transposed for the weight gradient's dot, and XLA runs one
-    ``compare_select_fusion`` that the dot and the bias gradient's reduce both read, so ``b``
-    is read before its update and JAX's pairing hosts it copy-free; counted as a fusing
-    consumer, the transpose read ``b`` late and predicted a copy."""
-    folded = []
-    for op in transposes:
-        user = first_user.get(op.results[0])
-        if user is not None and user.name == "stablehlo.dot_general" and \
-                op.results[0] not in outside:
-            folded.append(op)
-    return folded
+    reading ``b``) is transposed for the weight gradient's dot and, below the first layer, for
+    the input gradient's dot too; XLA runs one ``compare_select_fusion`` that both dots and the
+    bias gradient's reduce read, so ``b`` is read before its update and JAX's pairing hosts it
+    copy-free; counted as a fusing consumer, the transpose read ``b`` late and predicted a
+    copy."""
+    return [op for op in transposes if dot_read[op.results[0]] and op.results[0] not in outside]
 
 
 def _is_matrix(types: list[TensorInfo | None]) -> bool:
