@@ -636,6 +636,19 @@ def _cse_key(text: str) -> str:
     return "".join(parts)
 
 
+def _line_key(item: str | tuple[str, str]) -> object:
+    """The CSE key of an op being read: :func:`_cse_key` of its text, or, for a one-line op
+    read by ``_SIMPLE_OP`` (given as its operand text and its types), those two with every
+    SSA name replaced by ``%`` and the location dropped: its operands are compared apart, as
+    values, and such an op has no regions, so what is left is its attributes (two merged
+    constants of a train step in three: one substitution instead of a renaming)."""
+    if isinstance(item, str):
+        return _cse_key(item)
+    operand_text, tail = item
+    return (_VALUE.sub("%", operand_text) if "%" in operand_text else operand_text,
+            _TRAILING_LOC.sub("", tail) if " loc(" in tail else tail)
+
+
 def _op_key(op: Op) -> object:
     """:func:`_cse_key` of a model op read from the text (its ``handle`` is its text)."""
     return _cse_key(op.handle) if isinstance(op.handle, str) else None
@@ -711,7 +724,8 @@ class TextModuleAdapter:
             args.append(Arg(index=i, value=i, tensor=info, type_text=type_text,
                             placement=placement_of(d), donation=donation, loc=loc))
         xla_view = self.inline if inline is None else inline
-        dedup: IdenticalOps[str] | None = IdenticalOps(_cse_key) if xla_view else None
+        dedup: IdenticalOps[str | tuple[str, str]] | None = (IdenticalOps(_line_key) if xla_view
+                                                             else None)
         fn = self._body_model(fn_text, values, value_types, args, dedup)
         fn.loc = SourceLoc(text=loc_text(locations.printed(fn_text.loc)))
         if xla_view and has_calls(fn):
@@ -723,7 +737,7 @@ class TextModuleAdapter:
 
     def _body_model(self, fn_text: TextFunction, values: dict[str, ValueId],
                     value_types: list[TensorInfo | None], args: list[Arg],
-                    dedup: IdenticalOps[str] | None,
+                    dedup: IdenticalOps[str | tuple[str, str]] | None,
                     outside: Callable[[str], ValueId] | None = None) -> FunctionModel:
         """The ops and results of ``fn_text``'s body. A one-line, one-result op without
         strings (nearly every op of a train step) is read by one regular expression; every
@@ -795,7 +809,8 @@ class TextModuleAdapter:
             rid = len(value_types)
             if op_name in mergeable:
                 earlier = earlier_op(op_name, operands,  # pyright: ignore[reportOptionalCall]
-                                     (rtype.text if rtype is not None else None,), line, (rid,))
+                                     (rtype.text if rtype is not None else None,),
+                                     (operand_text, tail), (rid,))
                 if earlier is not None:
                     values[result_name] = earlier[0]
                     continue
@@ -820,7 +835,8 @@ class TextModuleAdapter:
 
     def _general_op(self, name: str, fn_text: TextFunction, lines: list[str],
                     values: dict[str, ValueId], value_types: list[TensorInfo | None],
-                    ops: list[Op], results: list[Result], dedup: IdenticalOps[str] | None,
+                    ops: list[Op], results: list[Result],
+                    dedup: IdenticalOps[str | tuple[str, str]] | None,
                     consts: dict[ValueId, int],
                     outside: Callable[[str], ValueId] | None = None) -> bool:
         """Read one op spelled over ``lines`` into ``ops`` (or, for the terminator, into

@@ -31,6 +31,7 @@ from jax_use_donated.analysis.model import FunctionModel, Op, TensorInfo, ValueI
 from jax_use_donated.analysis.semantics import (
     DUPLICABLE_OPS,
     ELEMENTWISE_OPS,
+    FUSING_CONSUMERS,
     PURE_OPS,
     TREE_REDUCTION_WINDOW,
     OpSemantics,
@@ -167,47 +168,56 @@ def fusion_facts(fn: FunctionModel) -> FusionFacts:
     """The matrix transposes (XLA folds those read only by dots into them)."""
     dot_read: dict[ValueId, bool] = {}
     """A matrix transpose's result -> whether every user so far is a ``dot_general``."""
+    # The hot loop of large programs (one pass over every op): names tested before calls.
     for op in fn.ops:
+        name = op.name
         operands = op.operands
+        not_dot = name != "stablehlo.dot_general"
         for v in operands:
-            if v in dot_read and op.name != "stablehlo.dot_general":
-                dot_read[v] = False
             if v in first_user:
                 user = first_user[v]
                 if user is None:
                     first_user[v] = op
                 elif user is not op:  # an op using v twice is one user
                     del first_user[v]
+            elif not_dot and v in dot_read:
+                dot_read[v] = False
         if op.region_uses:
             outside.update(op.region_uses)
             kept.update(op.region_uses)
-        if fuses_producers(op):
+        if name in FUSING_CONSUMERS and (name != "stablehlo.reduce" or fuses_producers(op)):
             fusing.add(op.index)
         else:
             kept.update(operands)
         results = op.results
         if len(results) != 1:
             continue
-        name = op.name
-        if name == "stablehlo.transpose":
-            if _is_matrix(op.result_types):
-                transposes.append(op)
-                dot_read[results[0]] = True
-        elif name == "stablehlo.reduce" or name == "stablehlo.reshape":
-            first_user[results[0]] = None
-            not_elementwise.add(results[0])
-            if name == "stablehlo.reduce":
-                reduces.append(op)
+        result = results[0]
         if name in DUPLICABLE_OPS:
             cheap.append(op)
-        if name in _NOT_COUNTED:
-            height[results[0]] = 0
-        elif name in ELEMENTWISE_OPS:
-            first_user[results[0]] = None
-            if operands and all(v in height for v in operands):
-                h = 1 + max(height[v] for v in operands)
-                if h <= BROADCAST_DEPTH:
-                    height[results[0]] = h
+        if name in ELEMENTWISE_OPS:
+            first_user[result] = None
+            depth = 0
+            for v in operands:
+                h = height.get(v)
+                if h is None:
+                    break
+                if h > depth:
+                    depth = h
+            else:
+                if operands and depth < BROADCAST_DEPTH:
+                    height[result] = depth + 1
+        elif name in _NOT_COUNTED:
+            height[result] = 0
+        elif name == "stablehlo.transpose":
+            if _is_matrix(op.result_types):
+                transposes.append(op)
+                dot_read[result] = True
+        elif name == "stablehlo.reduce" or name == "stablehlo.reshape":
+            first_user[result] = None
+            not_elementwise.add(result)
+            if name == "stablehlo.reduce":
+                reduces.append(op)
     for op in _folded_into_dots(transposes, dot_read, outside):
         fusing.discard(op.index)
         kept.update(op.operands)
