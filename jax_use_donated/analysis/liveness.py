@@ -607,7 +607,9 @@ class Liveness:
             # Operands a pure forwarding op only forwards are not read.
             skip = ({i for ops in forwards.values() for i in ops}
                     if forwards and op.call_forwards is None else ())
-            if absorbed and len(results) == 1 and results[0] in absorbed:
+            result = results[0] if len(results) == 1 else None
+            in_absorbed = result is not None and result in absorbed
+            if in_absorbed:
                 skip = range(len(operands))  # read only inside its consumers (FUSED_USE)
             for pos, v in enumerate(operands):
                 ds = get_roots(v)
@@ -618,8 +620,7 @@ class Liveness:
                 for d in get_roots(v, none):
                     record(d, op, REGION_USE)
             if duplication:
-                own_instance = not (len(results) == 1 and results[0] in absorbed)
-                if fused and own_instance and index in fusing:
+                if fused and not in_absorbed and index in fusing:
                     for v in operands:
                         for d in fused.get(v, none):
                             record(d, op, REDUCED_USE if via_reduce and d in via_reduce.get(
@@ -627,21 +628,26 @@ class Liveness:
                             first = origin.get(v, _NO_ORIGIN).get(d)
                             if first is not None:
                                 fused_reader.setdefault((index, d), first)
-                if len(results) == 1 and results[0] in duplicated:
-                    recomputed.add(results[0])
+                if result is not None and result in duplicated:
+                    recomputed.add(result)
                     through: frozenset[int] = none
                     for v in operands:
-                        through = through | get_roots(v, none) | fused.get(v, none)
+                        direct = get_roots(v)
+                        if direct:
+                            through = through | direct if through else direct
+                        carried = fused.get(v)
+                        if carried:
+                            through = through | carried if through else carried
                     if through:
-                        fused[results[0]] = through
-                        if reduced and results[0] in reduced:  # a fused reduce's chain
+                        fused[result] = through
+                        if reduced and result in reduced:  # a fused reduce's chain
                             via = through if op.name == "stablehlo.reduce" else none
                             for v in operands:
                                 if v in via_reduce:
                                     via = via | via_reduce[v]
                             if via:
-                                via_reduce[results[0]] = via
-                        if results[0] in single_use:
+                                via_reduce[result] = via
+                        if result in single_use:
                             # an expensive op XLA fuses into its one consumer is the read to
                             # name; cheap recomputed producers stay the consumer's own reads
                             mine: dict[int, int] = {}
@@ -651,11 +657,11 @@ class Liveness:
                                         mine.setdefault(d, index)
                                 for d, first in origin.get(v, _NO_ORIGIN).items():
                                     mine.setdefault(d, first)
-                            if reduced and results[0] in reduced:
+                            if reduced and result in reduced:
                                 for d in through:  # the reduce is the read to name
                                     mine.setdefault(d, index)
                             if mine:
-                                origin[results[0]] = mine
+                                origin[result] = mine
             if op.branches is not None and region_uses:
                 # a conditional's result may be a value a branch returns unchanged
                 for r, outer in case_returns(self.branches_of(op)).items():
