@@ -18,6 +18,7 @@ import pytest
 from jax_use_donated.adapters.jaxlib_ir import function_model, module_function
 from jax_use_donated.analysis import (
     ORDERINGS,
+    DotDims,
     FunctionModel,
     Ordering,
     ordering_for,
@@ -251,6 +252,111 @@ def test_a_transpose_read_only_by_dots_is_folded_into_them(hidden: int) -> None:
     identity = {d: d for d in range(len(params))}
     predicted = predict_pairing(fn, "xla-cpu", identity)
     assert all(predicted[b] == "copy-free" for b in range(1, 2 * hidden, 2))
+
+
+_BATCHED_DOTS: dict[str, tuple[str, tuple[int, ...], tuple[int, ...]]] = {
+    # name: (einsum of (q, k) or, "k_first", of (k, q); q's shape; k's shape, its last
+    # dimension the bias's)
+    "heads_in_the_middle": ("bthd,bshd->bhts", (2, 5, 3, 4), (2, 6, 3, 4)),
+    "heads_leading": ("bhtd,bhsd->bhts", (2, 3, 5, 4), (2, 3, 6, 4)),
+    "batch_leading": ("btd,bsd->bts", (2, 5, 4), (2, 6, 4)),
+    "contracting_in_the_middle": ("btd,bds->bts", (2, 5, 4), (2, 4, 6)),
+    "lhs_contracting_first": ("bdt,bsd->bts", (2, 4, 5), (2, 6, 4)),
+    "batch_in_the_middle": ("tbd,sbd->bts", (5, 2, 4), (6, 2, 4)),
+    "k_first_batch_in_the_middle": ("sbd,tbd->bts", (5, 2, 4), (6, 2, 4)),
+    "unbatched": ("td,sd->ts", (5, 4), (6, 4)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_BATCHED_DOTS))
+def test_a_batched_dot_operand_is_transposed_batch_major_before_the_dot(name: str) -> None:
+    """``einsum("bthd,bshd->bhts", q, x + b)``, a multi-head attention's scores (MiniGPT's
+    keys with their bias): XLA:CPU makes a batched dot batch-major, transposing an operand
+    whose batching dimensions are not its leading ones in a loop fusion of its own right
+    before the dot, which recomputes ``x + b``; the backward dot for ``q``'s gradient so reads
+    the donated ``b`` late, and XLA copies it (``building.relaid_dot_operands``). Batch dimensions
+    leading (whatever the contracting ones) or none: the dots read ``x + b``'s own buffer,
+    copy-free. Checked against the executable in both copy-insertion modes; with the rule off,
+    ``heads_in_the_middle`` and both ``batch_in_the_middle`` programs fail."""
+    equation, q_shape, k_shape = _BATCHED_DOTS[name]
+    k_first = name.startswith("k_first")
+
+    def step(b: jax.Array, q: jax.Array, x: jax.Array) -> tuple[jax.Array, jax.Array]:
+        def loss(b: jax.Array, q: jax.Array) -> jax.Array:
+            k = x + b
+            scores = jnp.einsum(equation, k, q) if k_first else jnp.einsum(equation, q, k)
+            return jnp.sum(jnp.tanh(scores))
+        gb, gq = jax.grad(loss, argnums=(0, 1))(b, q)
+        return b - 0.1 * gb, q - 0.1 * gq
+
+    if k_first:
+        q_shape, k_shape = k_shape, q_shape
+    fn = _predictions_match_the_executable(
+        step, (jnp.ones((k_shape[-1],)), jnp.ones(q_shape), jnp.ones(k_shape)), 1)
+    assert any(op.name == "stablehlo.dot_general" for op in fn.ops)
+
+
+def test_the_three_adapters_read_a_dots_dimension_numbers_alike() -> None:
+    """``Op.dot_dims`` of each ``dot_general`` of the attention-scores step is the same from
+    jaxlib's module, from its text and from xDSL's module (pretty and generic forms)."""
+    from xdsl.dialects.func import FuncOp
+
+    from jax_use_donated.adapters.jax_text import TextModuleAdapter, read_module
+    from jax_use_donated.adapters.xdsl_ir import ModuleSymbols, build_function_model
+    from jax_use_donated.opt.driver import JaxDonateOptMain
+    from jax_use_donated.xdsl_plugin.parser_printer import parse_module
+
+    def step(b: jax.Array, q: jax.Array, x: jax.Array) -> tuple[jax.Array, jax.Array]:
+        gb, gq = jax.grad(lambda b, q: jnp.sum(jnp.einsum("bthd,bshd->bhts", q, x + b)),
+                          argnums=(0, 1))(b, q)
+        return b - gb, q - gq
+
+    lowered = jax.jit(step, donate_argnums=(0,)).lower(
+        jnp.ones((4,)), jnp.ones((2, 5, 3, 4)), jnp.ones((2, 6, 3, 4)))
+    module = lowered.compiler_ir()
+    assert module is not None
+    main = module_function(module)
+    assert main is not None
+
+    def relaid(fn: FunctionModel) -> list[DotDims | None]:
+        return [op.dot_dims for op in fn.ops if op.name == "stablehlo.dot_general"]
+
+    expected = relaid(function_model(main))
+    assert len(expected) >= 2 and all(d is not None and d.lhs_batching for d in expected)
+    pretty = lowered.as_text()
+    generic = module.operation.get_asm(print_generic_op_form=True)
+    read = read_module(pretty)  # the text reader takes the pretty form only
+    assert relaid(TextModuleAdapter(read).build(read.functions["main"])) == expected
+    for text in (pretty, generic):
+        ctx = JaxDonateOptMain(args=[]).ctx
+        xdsl_module = parse_module(ctx, text)
+        func = next(op for op in xdsl_module.walk()
+                    if isinstance(op, FuncOp) and op.sym_name.data == "main")
+        assert relaid(build_function_model(func, ModuleSymbols.of(xdsl_module))) == expected
+
+
+def _attention_step(bq: jax.Array, bk: jax.Array, bv: jax.Array, x: jax.Array
+                    ) -> tuple[jax.Array, ...]:
+    """One attention layer's biases, ``q, k, v = x + b``, heads in the middle (``bthd``)."""
+    def loss(bq: jax.Array, bk: jax.Array, bv: jax.Array) -> jax.Array:
+        q, k, v = x + bq, 2.0 * x + bk, 3.0 * x + bv
+        p = jax.nn.softmax(jnp.einsum("bthd,bshd->bhts", q, k), -1)
+        return jnp.sum(jnp.einsum("bhts,bshd->bthd", p, v) ** 2)
+    grads = jax.grad(loss, argnums=(0, 1, 2))(bq, bk, bv)
+    return tuple(b - 0.1 * g for b, g in zip((bq, bk, bv), grads, strict=True))
+
+
+def test_dots_that_transpose_a_value_alike_share_one_transpose() -> None:
+    """MiniGPT's attention: the backward dots transpose ``q`` and ``v`` as their forward dots
+    did, and XLA keeps one transpose of each, run before the forward dot: their biases are
+    read early, copy-free. ``k`` is transposed two ways (``bhds`` forward, ``bhsd`` for
+    ``q``'s gradient): the second transpose recomputes ``x + b_k`` late, and XLA copies
+    ``b_k``. Every donor checked against the executable in both copy-insertion modes."""
+    fn = _predictions_match_the_executable(
+        _attention_step, (jnp.ones((4,)), jnp.ones((4,)), jnp.ones((4,)),
+                          jnp.ones((2, 5, 3, 4))), 3)
+    assert predict_pairing(fn, "xla-cpu", {0: 0, 1: 1, 2: 2}) == {
+        0: "copy-free", 1: "copied", 2: "copy-free"}
 
 
 _REDUCE_PROGRAMS: dict[str, tuple[Callable[..., Any], tuple[int, ...]]] = {

@@ -52,6 +52,7 @@ def _op_view(op: Op) -> tuple[object, ...]:
     return (op.index, op.name, op.operands, op.results, op.operand_types, op.result_types,
             sorted(op.region_uses), op.elementwise, op.operand_aliases, op.call_forwards,
             op.target, op.dps_inits, op.same_index_operands, op.max_trips, op.pure_call,
+            op.dot_dims,
             op.loc.text, op.loc.name)
 
 

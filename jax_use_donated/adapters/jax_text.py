@@ -40,6 +40,7 @@ from functools import partial
 from jax_use_donated.analysis.building import (
     CASE,
     MANUAL_COMPUTATION,
+    dot_dims,
     element_bits,
     loop_trips,
     placement,
@@ -98,6 +99,7 @@ _REDUCE_PAIR = re.compile(r"\((%[\w$.\-]+(?:#\d+)?) init: (%[\w$.\-]+(?:#\d+)?)\
 _LOC_ALIAS = re.compile(r"^(#loc\d*) = loc\((.*)\)$")
 _LOC_REF = re.compile(r"#loc\d*")
 _TRAILING_LOC = re.compile(r" loc\(#loc\d*\)")
+DOT_GENERAL = "stablehlo.dot_general"
 _TENSOR = re.compile(r"tensor<((?:(?:\d+|\?)x)*)([^,<>]+(?:<[^<>]*>)?)(, .*)?>")
 _ELEMENT_BITS = re.compile(r"(?:i|si|ui|f|bf)(\d+)(?:E\d+M\d+[A-Z]*)?")
 _INT_ATTR = re.compile(r"(-?\d+) : (?:i|si|ui)\d+")
@@ -825,6 +827,8 @@ class TextModuleAdapter:
                     handle=line)
             if op_name in _CALL_LIKE:
                 self._call_like(op, operand_text, name)
+            elif op_name == DOT_GENERAL:
+                op.dot_dims = dot_dims(operand_text)
             ops.append(op)
         if not results and not any(body[k].startswith(("    return", "    func.return"))
                                    for k in range(n - 1, max(-1, n - 2), -1)):
@@ -950,6 +954,8 @@ class TextModuleAdapter:
                 self._xla_body(op, lines, head_scan, values, value_types, consts, name)
         if op_name in _CALL_LIKE:
             self._call_like(op, rest, name)
+        elif op_name == DOT_GENERAL:
+            op.dot_dims = dot_dims(text)
         ops.append(op)
         return False
 

@@ -39,6 +39,7 @@ from jax_use_donated.adapters.jax_text import unescape as _unescape
 from jax_use_donated.analysis.building import (
     CASE,
     MANUAL_COMPUTATION,
+    dot_dims,
     loop_trips,
     placement,
     xla_region,
@@ -457,6 +458,9 @@ class ModuleAdapter:
             op = Op(len(ops), op_name, operands, result_ids,
                     [value_types[v] for v in operands], result_types,
                     loc=OpLocation(operation), handle=operation)
+            if op_name == "stablehlo.dot_general" and "dot_dimension_numbers" in \
+                    operation.attributes:
+                op.dot_dims = dot_dims(str(operation.attributes["dot_dimension_numbers"]))
             if op_name not in REGION_FREE_OPS and len(operation.regions):
                 op.region_uses = self._region_uses(operation.regions, values)
                 regions = len(operation.regions)

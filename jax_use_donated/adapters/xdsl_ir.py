@@ -40,6 +40,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from jax_use_donated.analysis.building import (
     CASE,
     MANUAL_COMPUTATION,
+    dot_dims,
     element_bits,
     loop_trips,
     placement,
@@ -63,6 +64,7 @@ from jax_use_donated.analysis.liveness import (
 from jax_use_donated.analysis.model import (
     Arg,
     Donation,
+    DotDims,
     FunctionModel,
     Op,
     Placement,
@@ -507,6 +509,7 @@ def _block_model(name: str, block: Block, ids: dict[SSAValue, ValueId], args: li
             target=target,
             max_trips=max_trips,
             pure_call=name_ == "func.call" and symbols.pure.get(target or "", False),
+            dot_dims=_dot_dims(op) if name_ == "stablehlo.dot_general" else None,
             xla_body=(partial(_region_model, op, region,
                               operands if name_ == MANUAL_COMPUTATION else [], symbols, ids)
                       if region is not None else None),
@@ -634,3 +637,11 @@ def functions_with_donors(module: ModuleOp) -> Iterable[FuncOp]:
     for op in module.walk():
         if isinstance(op, FuncOp) and not op.is_declaration and has_donation_attrs(op):
             yield op
+
+
+def _dot_dims(op: Operation) -> DotDims | None:
+    """:func:`.building.dot_dims` of a ``stablehlo.dot_general``, from its dimension numbers
+    attribute as xDSL prints it (``#stablehlo.dot<lhs_batching_dimensions = ...>``, the
+    dialect's and an unregistered op's alike)."""
+    dn = op.properties.get("dot_dimension_numbers") or op.attributes.get("dot_dimension_numbers")
+    return dot_dims(str(dn)) if dn is not None else None

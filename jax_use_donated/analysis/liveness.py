@@ -23,9 +23,10 @@ Invariants:
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Container
+from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass, field
 
+from jax_use_donated.analysis.building import relaid_dot_operands
 from jax_use_donated.analysis.conditionals import case_returns
 from jax_use_donated.analysis.model import FunctionModel, Op, TensorInfo, ValueId
 from jax_use_donated.analysis.semantics import (
@@ -141,6 +142,13 @@ class FusionFacts:
     """The values of the chains that carry a ``reduce`` into the user it is fused into
     (:func:`_reduces_fused_into_users`, the reduce's own result first); also in
     ``duplicated`` and ``single_use``."""
+    relaid: Mapping[int, frozenset[ValueId]] = field(default_factory=dict)
+    """A batched dot -> its operands XLA transposes in a loop fusion of their own right before
+    it (:func:`.building.relaid_dot_operands`): that fusion recomputes their cheap producers,
+    as a fusing consumer would."""
+    shared: Mapping[int, frozenset[ValueId]] = field(default_factory=dict)
+    """A batched dot -> its operands it reads through an earlier dot's transpose of them
+    (XLA's CSE keeps one, run before that earlier dot): not read when this dot runs."""
 
 
 def fusion_facts(fn: FunctionModel) -> FusionFacts:
@@ -155,6 +163,10 @@ def fusion_facts(fn: FunctionModel) -> FusionFacts:
     """Values some user needs as a buffer of their own (returned, read in a region, or read
     by an op that fuses no producer)."""
     fusing: set[int] = set()
+    relaid: dict[int, frozenset[ValueId]] = {}
+    shared: dict[int, frozenset[ValueId]] = {}
+    transposed: dict[tuple[ValueId, tuple[int, ...]], int] = {}
+    """(value, permutation) -> the first dot that XLA transposes the value for."""
     first_user: dict[ValueId, Op | None] = {}
     """Result of an elementwise, ``reduce`` or ``reshape`` op -> its one user so far
     (``None``: none yet; absent after a second user, or for other values)."""
@@ -187,6 +199,9 @@ def fusion_facts(fn: FunctionModel) -> FusionFacts:
             kept.update(op.region_uses)
         if name in FUSING_CONSUMERS and (name != "stablehlo.reduce" or fuses_producers(op)):
             fusing.add(op.index)
+        elif op.dot_dims is not None and (op.dot_dims.lhs_batching or op.dot_dims.rhs_batching):
+            moved = _relaid(op, transposed, relaid, shared)
+            kept.update(v for v in operands if v not in moved)
         else:
             kept.update(operands)
         results = op.results
@@ -246,7 +261,31 @@ def fusion_facts(fn: FunctionModel) -> FusionFacts:
         single |= chained
     return FusionFacts(frozenset(duplicated),
                        frozenset(v for v in duplicated if v not in kept), frozenset(single),
-                       frozenset(fusing), frozenset(chained))
+                       frozenset(fusing), frozenset(chained), relaid, shared)
+
+
+def _relaid(op: Op, transposed: dict[tuple[ValueId, tuple[int, ...]], int],
+            relaid: dict[int, frozenset[ValueId]], shared: dict[int, frozenset[ValueId]]
+            ) -> frozenset[ValueId]:
+    """Record the operands of the batched dot ``op`` that XLA transposes first
+    (:func:`.building.relaid_dot_operands`): in ``relaid`` where this dot's transpose is the
+    first of that value with that permutation (``transposed``, updated), else in ``shared``;
+    returns them all."""
+    assert op.dot_dims is not None
+    fresh: set[ValueId] = set()
+    again: set[ValueId] = set()
+    ranks = [len(t.shape) if t is not None else None for t in op.operand_types]
+    for position, permutation in relaid_dot_operands(op.dot_dims, ranks):
+        if position < len(op.operands):
+            v = op.operands[position]
+            first = transposed.setdefault((v, permutation), op.index) == op.index
+            (fresh if first else again).add(v)
+    again -= fresh  # read at another position by a transpose of its own here
+    if fresh:
+        relaid[op.index] = frozenset(fresh)
+    if again:
+        shared[op.index] = frozenset(again)
+    return frozenset(fresh | again)
 
 
 def _small_reduce(op: Op, start: bool = True) -> bool:
@@ -550,6 +589,11 @@ class Liveness:
         """Ops that fuse their cheap producers (:func:`.semantics.fuses_producers`)."""
         self.reduced: frozenset[ValueId] = facts.reduced
         """The chains carrying a reduce into its user (:func:`_reduces_fused_into_users`)."""
+        self.relaid: Mapping[int, frozenset[ValueId]] = facts.relaid
+        """A batched dot -> its operands transposed before it (:attr:`FusionFacts.relaid`)."""
+        self.shared: Mapping[int, frozenset[ValueId]] = facts.shared
+        """A batched dot -> operands read through an earlier dot's transpose
+        (:attr:`FusionFacts.shared`)."""
         self.fused_reader: dict[tuple[int, int], int] = {}
         """(consuming op, donor) -> the op of the user's program whose read of the donor XLA
         runs inside that consumer's fusion (:func:`single_use_fused`): the read a diagnostic
@@ -585,6 +629,8 @@ class Liveness:
         """For single-use fused values: donor -> the op that reads it directly."""
         single_use = self.single_use
         fusing = self.fusing
+        relaid = self.relaid
+        shared = self.shared
         fused_reader = self.fused_reader
         duplication = self.fusion_duplication
         duplicated = self.duplicated
@@ -611,6 +657,8 @@ class Liveness:
             in_absorbed = result is not None and result in absorbed
             if in_absorbed:
                 skip = range(len(operands))  # read only inside its consumers (FUSED_USE)
+            elif shared and index in shared:  # read by an earlier dot's transpose
+                skip = {*skip, *(p for p, v in enumerate(operands) if v in shared[index])}
             for pos, v in enumerate(operands):
                 ds = get_roots(v)
                 if ds and pos not in skip:
@@ -620,8 +668,8 @@ class Liveness:
                 for d in get_roots(v, none):
                     record(d, op, REGION_USE)
             if duplication:
-                if fused and not in_absorbed and index in fusing:
-                    for v in operands:
+                if fused and not in_absorbed and (index in fusing or index in relaid):
+                    for v in (operands if index in fusing else relaid[index]):
                         for d in fused.get(v, none):
                             record(d, op, REDUCED_USE if via_reduce and d in via_reduce.get(
                                 v, none) else FUSED_USE)
@@ -710,7 +758,9 @@ class Liveness:
     def _weak(self, op: Op, v: ValueId) -> bool:
         """Whether ``op``'s operand ``v`` is a use that does not make ``op`` depend on ``v``'s
         producer (``op`` fuses and recomputes it)."""
-        return v in self.recomputed and op.index in self.fusing
+        return v in self.recomputed and (op.index in self.fusing
+                                          or v in self.relaid.get(op.index, ())
+                                          or v in self.shared.get(op.index, ()))
 
     def users(self) -> list[list[int]]:
         """Per op, the ops that use one of its results (operands or uses inside regions), in
@@ -833,8 +883,10 @@ class Liveness:
             for op in self.fn.ops:
                 acc = 0
                 fusing = bool(self.recomputed) and op.index in self.fusing
+                moved = (self.relaid.get(op.index, frozenset())
+                         | self.shared.get(op.index, frozenset())) if self.relaid else ()
                 for v in op.operands:
-                    r = recomputed.get(v) if fusing else None
+                    r = recomputed.get(v) if fusing or v in moved else None
                     acc |= reach.get(v, 0) if r is None else r
                 for v in op.region_uses:
                     acc |= reach.get(v, 0)

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import NamedTuple
 
 ValueId = int
 """A value of the function: an argument or one result of a top-level op."""
@@ -130,6 +131,16 @@ class Arg:
         return self.loc.name if self.loc.name else f"%arg{self.index}"
 
 
+class DotDims(NamedTuple):
+    """A ``dot_general``'s dimension numbers: ``einsum("bthd,bshd->bhts")`` is
+    ``DotDims((0, 2), (0, 2), (3,), (3,))``."""
+
+    lhs_batching: tuple[int, ...]
+    rhs_batching: tuple[int, ...]
+    lhs_contracting: tuple[int, ...]
+    rhs_contracting: tuple[int, ...]
+
+
 @dataclass(slots=True)
 class Op:
     """A top-level op of the function body, with the facts the rules need.
@@ -168,6 +179,9 @@ class Op:
     pure_call: bool = False
     """A ``func.call`` whose callee has no side effects (:func:`.liveness.side_effect_free`):
     dead when nothing uses its results, as XLA inlines and removes it."""
+    dot_dims: DotDims | None = None
+    """A ``dot_general``'s batching and contracting dimensions (XLA transposes some batched
+    dots' operands first: :func:`.building.relaid_dot_operands`)."""
     xla_body: Callable[[], FunctionModel | None] | None = None
     """The region XLA runs in this op's place, built on demand: a ``sdy.manual_computation``'s
     body (after SPMD partitioning the body is the program), a ``stablehlo.case`` whose index
