@@ -535,6 +535,56 @@ ENTRY %main (a: f32[4]) -> (f32[4], f32[4]) {
 """
 
 
+LOOP_IN_A_CALL = """HloModule m, input_output_alias={ {0}: (0, {}, may-alias) }, entry_computation_layout={(f32[4]{0})->(f32[4]{0}, f32[4]{0})}
+
+%body (t: (f32[4], f32[4])) -> (f32[4], f32[4]) {
+  %t = (f32[4]{0}, f32[4]{0}) parameter(0)
+  %c = f32[4]{0} get-tuple-element(%t), index=0
+  %y = f32[4]{0} get-tuple-element(%t), index=1
+  %n = f32[4]{0} negate(%c)
+  %z = f32[4]{0} add(%y, %c)
+  ROOT %r = (f32[4]{0}, f32[4]{0}) tuple(%n, %z)
+}
+
+%cond (t.1: (f32[4], f32[4])) -> pred[] {
+  %t.1 = (f32[4]{0}, f32[4]{0}) parameter(0)
+  ROOT %k = pred[] constant(false)
+}
+
+%loop (p: (f32[4], f32[4])) -> (f32[4], f32[4]) {
+  %p = (f32[4]{0}, f32[4]{0}) parameter(0)
+  ROOT %w = (f32[4]{0}, f32[4]{0}) while(%p), condition=%cond, body=%body
+}
+
+ENTRY %main (a: f32[4]) -> (f32[4], f32[4]) {
+  %a = f32[4]{0} parameter(0)
+  %zero = f32[] constant(0)
+  %copy = f32[4]{0} copy(%a)
+  %ys = f32[4]{0} broadcast(%zero), dimensions={}, control-predecessors={%copy}
+  %init = (f32[4]{0}, f32[4]{0}) tuple(%copy, %ys)
+  %call = (f32[4]{0}, f32[4]{0}) call(%init), to_apply=%loop
+  %final = f32[4]{0} get-tuple-element(%call), index=0
+  %out = f32[4]{0} get-tuple-element(%call), index=1
+  ROOT %t2 = (f32[4]{0}, f32[4]{0}) tuple(%out, %final)
+}
+"""
+
+
+@pytest.mark.parametrize("wrapped", [True, False], ids=["in_a_call", "in_the_entry"])
+def test_a_donor_copied_into_a_loop_carry_is_copied_wherever_the_loop_runs(wrapped: bool) -> None:
+    """``scan`` with the carry's donor hosting the stacked outputs (JAX's pairing): XLA copies
+    the donor into the loop's carry. XLA:CPU 0.12 runs small loops inside ``call(...),
+    to_apply=%while..._computation``; the copy counts against the donor there too (the
+    reader said copy-free, and the catalogue's ``scan`` was a strict xfail on 0.12.1)."""
+    text = LOOP_IN_A_CALL
+    if not wrapped:
+        text = text.replace("call(%init), to_apply=%loop",
+                            "while(%init), condition=%cond, body=%body")
+    truth = read_truth(text, [0])
+    assert outcomes(truth) == {0: COPIED}
+    assert truth.donors[0].evidence == "parameter copy %copy"
+
+
 def test_a_copy_of_a_donor_in_a_called_computation() -> None:
     truth = read_truth(CALL, [0, 1])
     assert outcomes(truth) == {0: COPIED, 1: Outcome.NOT_DONATED}

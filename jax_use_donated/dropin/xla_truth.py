@@ -838,9 +838,14 @@ class _Attribution:
     def _read_after(self, comp: HloComputation, copy: Instruction, src: Position,
                     loop: Position) -> bool:
         """Whether the value ``src`` is read, besides ``copy``, by the loop at ``loop`` or by
-        anything scheduled after it (the module is printed in schedule order), or returned."""
-        if loop[0] != comp.name:
-            return True
+        anything scheduled after it (the module is printed in schedule order), or returned.
+        A loop inside a ``call`` (XLA:CPU 0.12 wraps small loops in ``call(...),
+        to_apply=%while..._computation``) is where that call is."""
+        while loop[0] != comp.name:
+            caller = self.program.callers.get(loop[0])
+            if caller is None or caller.instruction.opcode != "call":
+                return True
+            loop = (caller.computation, caller.instruction.name, ())
         order = {name: i for i, name in enumerate(comp.instructions)}
         sources = self._sources.get(comp.name)
         if sources is None:
