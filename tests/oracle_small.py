@@ -6,8 +6,8 @@ Taken as given, from :class:`~.liveness.Liveness`: which ops read each donor and
 operand positions (``reads``), the slots that return it, what writes each result
 (``writers``), each op's :class:`~.semantics.OpSemantics`, the values XLA's fusion recomputes
 in their fusing consumers (``recomputed``), which ops fuse (``fusing``: not a transpose folded
-into dots; ``relaid`` and ``shared``: the operands a batched dot transposes first) and a
-value's forwarding source (``source``).
+into dots; ``relaid``: the operands a batched dot transposes first) and a value's
+forwarding source (``source``).
 Decided here: data dependence (a transitive closure over def-use edges, one bitset per op),
 the safety of each pair, the control edges a region ordering needs and their cycles (a
 depth-first search), the best plan (every assignment of donors to results) and augmenting
@@ -69,8 +69,7 @@ class Oracle:
                 x = producer.get(v)
                 if x is not None:
                     weak = v in live.recomputed and (op.index in live.fusing
-                                                     or v in live.relaid.get(op.index, ())
-                                                     or v in live.shared.get(op.index, ()))
+                                                     or v in live.relaid.get(op.index, ()))
                     acc |= self.anc[x] | (0 if weak else 1 << x)
             for v in op.region_uses:
                 x = producer.get(v)

@@ -309,21 +309,21 @@ def test_the_three_adapters_read_a_dots_dimension_numbers_alike() -> None:
     main = module_function(module)
     assert main is not None
 
-    def relaid(fn: FunctionModel) -> list[DotDims | None]:
+    def dims(fn: FunctionModel) -> list[DotDims | None]:
         return [op.dot_dims for op in fn.ops if op.name == "stablehlo.dot_general"]
 
-    expected = relaid(function_model(main))
+    expected = dims(function_model(main))
     assert len(expected) >= 2 and all(d is not None and d.lhs_batching for d in expected)
     pretty = lowered.as_text()
     generic = module.operation.get_asm(print_generic_op_form=True)
     read = read_module(pretty)  # the text reader takes the pretty form only
-    assert relaid(TextModuleAdapter(read).build(read.functions["main"])) == expected
+    assert dims(TextModuleAdapter(read).build(read.functions["main"])) == expected
+    ctx = JaxDonateOptMain(args=[]).ctx
     for text in (pretty, generic):
-        ctx = JaxDonateOptMain(args=[]).ctx
         xdsl_module = parse_module(ctx, text)
         func = next(op for op in xdsl_module.walk()
                     if isinstance(op, FuncOp) and op.sym_name.data == "main")
-        assert relaid(build_function_model(func, ModuleSymbols.of(xdsl_module))) == expected
+        assert dims(build_function_model(func, ModuleSymbols.of(xdsl_module))) == expected
 
 
 def _attention_step(bq: jax.Array, bk: jax.Array, bv: jax.Array, x: jax.Array

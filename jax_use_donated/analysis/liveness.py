@@ -143,12 +143,12 @@ class FusionFacts:
     (:func:`_reduces_fused_into_users`, the reduce's own result first); also in
     ``duplicated`` and ``single_use``."""
     relaid: Mapping[int, frozenset[ValueId]] = field(default_factory=dict)
-    """A batched dot -> its operands XLA transposes in a loop fusion of their own right before
-    it (:func:`.building.relaid_dot_operands`): that fusion recomputes their cheap producers,
-    as a fusing consumer would."""
+    """A batched dot -> its operands XLA transposes in a loop fusion of their own before it
+    (:func:`.building.relaid_dot_operands`): that fusion recomputes their cheap producers, as
+    a fusing consumer would, right before the dot unless ``shared`` says otherwise."""
     shared: Mapping[int, frozenset[ValueId]] = field(default_factory=dict)
-    """A batched dot -> its operands it reads through an earlier dot's transpose of them
-    (XLA's CSE keeps one, run before that earlier dot): not read when this dot runs."""
+    """The part of ``relaid`` a dot reads through an earlier dot's transpose of them (XLA's CSE
+    keeps one, run before that earlier dot): not read when this dot runs."""
 
 
 def fusion_facts(fn: FunctionModel) -> FusionFacts:
@@ -268,9 +268,9 @@ def _relaid(op: Op, transposed: dict[tuple[ValueId, tuple[int, ...]], int],
             relaid: dict[int, frozenset[ValueId]], shared: dict[int, frozenset[ValueId]]
             ) -> frozenset[ValueId]:
     """Record the operands of the batched dot ``op`` that XLA transposes first
-    (:func:`.building.relaid_dot_operands`): in ``relaid`` where this dot's transpose is the
-    first of that value with that permutation (``transposed``, updated), else in ``shared``;
-    returns them all."""
+    (:func:`.building.relaid_dot_operands`) in ``relaid``, and in ``shared`` those an earlier
+    dot transposed alike (``transposed``, updated) and this one does not transpose again at
+    another position; returns them all."""
     assert op.dot_dims is not None
     fresh: set[ValueId] = set()
     again: set[ValueId] = set()
@@ -280,12 +280,13 @@ def _relaid(op: Op, transposed: dict[tuple[ValueId, tuple[int, ...]], int],
             v = op.operands[position]
             first = transposed.setdefault((v, permutation), op.index) == op.index
             (fresh if first else again).add(v)
+    moved = frozenset(fresh | again)
+    if moved:
+        relaid[op.index] = moved
     again -= fresh  # read at another position by a transpose of its own here
-    if fresh:
-        relaid[op.index] = frozenset(fresh)
     if again:
         shared[op.index] = frozenset(again)
-    return frozenset(fresh | again)
+    return moved
 
 
 def _small_reduce(op: Op, start: bool = True) -> bool:
@@ -669,7 +670,8 @@ class Liveness:
                     record(d, op, REGION_USE)
             if duplication:
                 if fused and not in_absorbed and (index in fusing or index in relaid):
-                    for v in (operands if index in fusing else relaid[index]):
+                    for v in (operands if index in fusing
+                              else relaid[index] - shared.get(index, frozenset())):
                         for d in fused.get(v, none):
                             record(d, op, REDUCED_USE if via_reduce and d in via_reduce.get(
                                 v, none) else FUSED_USE)
@@ -759,8 +761,7 @@ class Liveness:
         """Whether ``op``'s operand ``v`` is a use that does not make ``op`` depend on ``v``'s
         producer (``op`` fuses and recomputes it)."""
         return v in self.recomputed and (op.index in self.fusing
-                                          or v in self.relaid.get(op.index, ())
-                                          or v in self.shared.get(op.index, ()))
+                                          or v in self.relaid.get(op.index, ()))
 
     def users(self) -> list[list[int]]:
         """Per op, the ops that use one of its results (operands or uses inside regions), in
@@ -883,8 +884,7 @@ class Liveness:
             for op in self.fn.ops:
                 acc = 0
                 fusing = bool(self.recomputed) and op.index in self.fusing
-                moved = (self.relaid.get(op.index, frozenset())
-                         | self.shared.get(op.index, frozenset())) if self.relaid else ()
+                moved = self.relaid.get(op.index, ()) if self.relaid else ()
                 for v in op.operands:
                     r = recomputed.get(v) if fusing or v in moved else None
                     acc |= reach.get(v, 0) if r is None else r

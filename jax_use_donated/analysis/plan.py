@@ -75,6 +75,7 @@ class Reason(Enum):
 
 REDUCE = "stablehlo.reduce"
 
+
 @dataclass(slots=True)
 class Blocker:
     """Why ``d -> result`` is unsafe: ``reader`` still reads ``d`` when ``writer`` writes it
