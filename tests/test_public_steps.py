@@ -41,14 +41,17 @@ SELECTED = [v.name for v in PUBLIC_VARIANTS
 KNOWN: dict[tuple[str, str], str] = {}
 """(step, claim) -> why the rules still break it. MiniGPT's key biases, copied by the
 transposes XLA puts before the attention's batched dots, are predicted since
-``building.relaid_dot_operands``."""
+``building.relaid_dot_operands``; its layer norms', attention output's and MLP's biases on
+XLA 0.12 (the residual sums recomputed in the backward fusions) since
+``liveness._kept_on_some_path``."""
 if JAXLIB >= (0, 12):
     KNOWN[("minigpt_nnx", "disagreement region=False")] = (
-        "XLA 0.12 recomputes the layer norms' outputs inside the backward pass's fusions (in "
-        "the optimized HLO the first layer norm's bias is an operand of fusions of the last "
-        "layers' gradients), which read 8 biases (layer norms, attention out, MLP, output "
-        "layer) after their updates: predicted copy-free, XLA copies them; the fusion rules "
-        "model XLA 0.10's choices")
+        "XLA:CPU 0.12 puts the logits' max reduction and the softmax's exp into YNNPACK custom "
+        "fusions, which fuse no producer: the logits' bias add keeps a buffer for them and is "
+        "still recomputed in the metrics update's gather fusion, which reads "
+        "output_layer.bias after its update (measured: 'Fusing %add into "
+        "%multiply_add_fusion'); the rules keep the logits whole (predicted copy-free, XLA "
+        "copies)")
 
 _CHILD = """
 import json, sys, warnings

@@ -35,6 +35,7 @@ from jax_use_donated.analysis.semantics import (
     FUSING_CONSUMERS,
     PURE_OPS,
     TREE_REDUCTION_WINDOW,
+    XLA_MULTIPLY_OPS,
     OpSemantics,
     classify_all,
     duplicable,
@@ -240,10 +241,24 @@ def fusion_facts(fn: FunctionModel) -> FusionFacts:
               if user is not None and user.name in ELEMENTWISE_OPS and v not in outside
               and v not in not_elementwise}
     duplicated: set[ValueId] = set(single)
+    wide: list[Op] = []
+    """Cheap ops every user fuses that are more than effectively unary
+    (:func:`_kept_on_some_path`)."""
     for op in cheap:
         v = op.results[0]
-        if v not in kept or _globally_fusible(op, height):
+        if v not in kept:
             duplicated.add(v)
+            operands = op.operands
+            # two distinct operands of the result's shape that are not broadcast-like: not
+            # effectively unary, twice the result's elements (:func:`_globally_fusible`)
+            if (len(operands) > 1 and op.name in ELEMENTWISE_OPS
+                    and len({w for w in operands if w not in height}) > 1):
+                wide.append(op)
+        elif _globally_fusible(op, height):
+            duplicated.add(v)
+    if wide:
+        duplicated -= _kept_on_some_path(fn, wide, fusing,
+                                         lambda v: first_user.get(v, "several"))
     if duplicated and xla_at_least(*REDUCED_AND_BROADCAST_BACK_FROM):
         larger = {op.results[0] for op in cheap if op.results[0] in duplicated and _reads_more(op)}
         if larger:
@@ -262,6 +277,187 @@ def fusion_facts(fn: FunctionModel) -> FusionFacts:
     return FusionFacts(frozenset(duplicated),
                        frozenset(v for v in duplicated if v not in kept), frozenset(single),
                        frozenset(fusing), frozenset(chained), relaid, shared)
+
+
+_LOOP_FUSIBLE = ELEMENTWISE_OPS | XLA_MULTIPLY_OPS | frozenset(
+    f"stablehlo.{name}"
+    for name in ("broadcast_in_dim", "broadcast", "concatenate", "constant", "dynamic_slice",
+                 "dynamic_update_slice", "gather", "iota", "pad", "reduce", "reshape", "reverse",
+                 "slice", "transpose"))
+"""Producers XLA:CPU fuses into a loop fusion (``cpu_instruction_fusion.cc``'s
+``CanBeLoopFused``); dots, custom calls, loops, ``reduce_window`` and scatters are not."""
+
+_CHEAP_PRODUCERS = (DUPLICABLE_OPS | frozenset(
+    f"stablehlo.{name}"
+    for name in ("concatenate", "dynamic_slice", "dynamic_update_slice", "pad", "reverse",
+                 "transpose"))) - frozenset({"stablehlo.iota"})
+"""Loop-fusible producers XLA does not count as expensive (``IsExpensive``): it duplicates
+them into every consumer that fuses them."""
+
+
+def _reuses(consumer: Op, u: ValueId) -> bool:
+    """Whether ``consumer`` may read an element of its operand ``u`` more than once (XLA's
+    ``ReusesOperandElements``): a broadcast that writes more elements than it reads (one that
+    does not is a reshape to XLA), a ``reduce_window`` or ``dynamic_slice``, a ``pad``'s
+    padding value."""
+    name = consumer.name
+    if name in _BROADCASTING:
+        return _grows(consumer)
+    if name == "stablehlo.pad":
+        return len(consumer.operands) > 1 and consumer.operands[1] == u
+    return name in ("stablehlo.reduce_window", "stablehlo.dynamic_slice")
+
+
+_PATH_BUDGET = 20_000
+"""Values one producer's path search visits at most (:func:`_kept_on_some_path`); past it
+the producer keeps the simpler rule (recomputed in each fusing user)."""
+
+REASSOCIATED_SCALING_BEFORE = (0, 12)
+"""The first jaxlib whose XLA no longer moves a scalar constant factor into a broadcast
+operand (``(y * 2) * broadcast(g)`` to ``y * broadcast(g * 2)``, as the gradient of
+``lax.square`` reads): measured on 0.10.2 and 0.11.0, not on 0.12.0.1 and 0.12.1."""
+
+
+def _kept_on_some_path(fn: FunctionModel, wide: list[Op], fusing: Container[int],
+                       sole: Callable[[ValueId], Op | str | None]) -> set[ValueId]:
+    """The ``wide`` producers' results that XLA:CPU keeps in a buffer of their own although
+    every user fuses them. ``wide``: cheap ops more than effectively unary whose operands hold
+    more elements than their result (:func:`_globally_fusible` is false).
+
+    XLA (``InstructionFusion::ComputeGloballyUnfusible``) duplicates such a producer only
+    where it can fuse it into each user *on every path* from it to that user, walking the
+    producers from the last: a step from an operand into the op reading it is refused when
+    the op fuses nothing, the operand is kept itself, the operand's op is not loop-fusible
+    (:data:`_LOOP_FUSIBLE`) or is expensive (not :data:`_CHEAP_PRODUCERS`; a division by a
+    constant is a multiplication to XLA) and either has several users or is read by an op
+    that reuses its elements (a growing broadcast). On older XLA (before
+    :data:`REASSOCIATED_SCALING_BEFORE`) a user ``y * c`` (``c`` a constant) read by
+    ``* broadcast(g)`` is folded into that product, which reads ``y`` itself. ``sole``: a
+    value's one user (an :class:`Op`; anything else: several, or not known), as
+    :func:`fusion_facts` tracks them. ``wide`` is in program order.
+
+    Before (a layer norm of ``y = x + (x @ w + b)`` with the variance as ``mean(y * y) -
+    mean(y)**2``; its gradient reads ``y`` directly in ``g' * y``, and ``g'`` is a broadcast of
+    a reduction through ``rsqrt(var)``, which the forward normalization also reads)::
+
+        %y = stablehlo.add %x, %xw_b          // recomputed in each fusion reading it?
+        %r = stablehlo.rsqrt %var             // two users, expensive: never duplicated
+        ...
+        %t = stablehlo.multiply %g_bcast, %y  // its path through %r is blocked
+
+    After: ``%y`` is kept (one fusion writes it; its readers read that buffer), so the bias
+    ``b`` is read where ``%y`` is computed, before its update. Measured on jaxlib 0.10.2 and
+    0.12.1 with Flax's, Equinox's and four hand-written layer norms
+    (``tests/test_layer_norm_steps.py``): ``mean(y * y)`` keeps ``y``; ``jnp.var``,
+    ``jax.nn.standardize`` and Equinox's keep it nowhere; ``lax.square`` (Flax's) keeps it on
+    0.10.2 only."""
+    first = wide[0].index
+    watched = {op.results[0] for op in wide}
+    """The candidates, and on older XLA their users ``y * c`` (:func:`_rescaled_users`)."""
+    reassociates = not xla_at_least(*REASSOCIATED_SCALING_BEFORE)
+    ops = fn.ops[first:] if fn.ops[first].index == first else fn.ops
+    users: dict[ValueId, list[Op]] = {}
+    for op in ops:
+        if watched.isdisjoint(op.operands):
+            continue
+        for v in op.operands:
+            if v in watched:
+                found = users.setdefault(v, [])
+                if not found or found[-1] is not op:
+                    found.append(op)
+                if reassociates and op.name == "stablehlo.multiply" and len(op.results) == 1:
+                    watched.add(op.results[0])
+    producer = {r: op for op in fn.ops for r in op.results}
+    constant: set[ValueId] = set()
+    for op in fn.ops:
+        if op.name in _CONSTANT_FORWARDS and (
+                op.name == "stablehlo.constant" or op.operands[0] in constant):
+            constant.update(op.results)
+    kept: set[ValueId] = set()
+
+    def step_refused(consumer: Op, u: ValueId) -> bool:
+        """Whether XLA's ``ShouldFuse`` refuses fusing ``u`` (reached from the producer)
+        into ``consumer``."""
+        if u in kept:
+            return True
+        op = producer[u]
+        if op.name not in _LOOP_FUSIBLE:
+            return True
+        if op.name in _CHEAP_PRODUCERS or (
+                op.name == "stablehlo.divide" and op.operands[-1] in constant):
+            return False
+        return not isinstance(sole(u), Op) or _reuses(consumer, u)
+
+    for top in sorted(wide, key=lambda o: o.index, reverse=True):
+        v = top.results[0]
+        consumers = list(users.get(v, ()))
+        if reassociates:
+            consumers += _rescaled_users(consumers, users, producer, constant)
+        if all(w == v or w not in producer or producer[w].index <= top.index
+               for c in consumers for w in c.operands):
+            continue  # every path is one step long: v is fused into each user directly
+        paths = _ops_on_paths(v, top.index, consumers, producer)
+        if paths is None:
+            continue
+        ops, reached = paths
+        if any(op.index not in fusing
+               or any(u in reached and step_refused(op, u) for u in op.operands)
+               for op in ops):
+            kept.add(v)
+    return kept
+
+
+_CONSTANT_FORWARDS = frozenset({"stablehlo.constant", "stablehlo.broadcast_in_dim",
+                                "stablehlo.broadcast", "stablehlo.reshape"})
+"""Ops whose result is a constant when their operand is (and ``constant`` itself)."""
+
+
+def _rescaled_users(consumers: list[Op], users: Mapping[ValueId, list[Op]],
+                    producer: Mapping[ValueId, Op], constant: Container[ValueId]) -> list[Op]:
+    """The products ``c * broadcast(g)`` of the ``consumers`` ``c = y * k`` (``k`` a
+    constant) that older XLA rewrites to ``y * broadcast(g * k)`` (see
+    :data:`REASSOCIATED_SCALING_BEFORE`): they read ``y`` itself."""
+    out: list[Op] = []
+    for c in consumers:
+        if (c.name != "stablehlo.multiply" or len(c.results) != 1
+                or not any(w in constant for w in c.operands)):
+            continue
+        for m in users.get(c.results[0], ()):
+            if m.name == "stablehlo.multiply" and any(
+                    w in producer and producer[w].name == "stablehlo.broadcast_in_dim"
+                    and _grows(producer[w]) for w in m.operands):
+                out.append(m)
+    return out
+
+
+def _ops_on_paths(v: ValueId, start: int, consumers: list[Op], producer: Mapping[ValueId, Op]
+                  ) -> tuple[list[Op], set[ValueId]] | None:
+    """The ops on a path from ``v`` (produced by op ``start``) into one of ``consumers``
+    (``consumers`` included), and the values on those paths (``v`` included): an iterative
+    walk back from the consumers' operands over ops after ``start``. ``None`` past
+    :data:`_PATH_BUDGET` values."""
+    reach: dict[ValueId, bool] = {v: True}
+    stack: list[tuple[ValueId, bool]] = [(u, False) for c in consumers for u in c.operands]
+    budget = _PATH_BUDGET
+    while stack:
+        u, expanded = stack.pop()
+        if u in reach:
+            continue
+        op = producer.get(u)
+        if op is None or op.index <= start:
+            reach[u] = False
+        elif expanded:
+            reach[u] = any(reach.get(w, False) for w in op.operands)
+        else:
+            budget -= 1
+            if budget < 0:
+                return None
+            stack.append((u, True))
+            stack.extend((w, False) for w in op.operands if w not in reach)
+    reached = {u for u, r in reach.items() if r}
+    ops = {producer[u].index: producer[u] for u in reached if u != v}
+    ops.update((c.index, c) for c in consumers)
+    return list(ops.values()), reached
 
 
 def _relaid(op: Op, transposed: dict[tuple[ValueId, tuple[int, ...]], int],
@@ -417,10 +613,10 @@ def _is_matrix(types: list[TensorInfo | None]) -> bool:
 
 
 REDUCED_AND_BROADCAST_BACK_FROM = (0, 12, 1)
-"""The first jaxlib whose XLA keeps a cheap value that is reduced and broadcast back into one
-of its own users (:func:`_reduced_and_broadcast_back`); measured: 0.10.2 recomputes
-``l - max(l)``'s ``l`` in each fusion, 0.12.1 does not (0.12.0.1 keeps some and not others,
-and keeps the older rule here)."""
+"""The first jaxlib whose XLA keeps a cheap value that is reduced by a max and broadcast back
+into the shift an ``exp`` reads (:func:`_reduced_and_broadcast_back`); measured: 0.10.2
+recomputes ``l - max(l)``'s ``l`` in each fusion, 0.12.1 does not (0.12.0.1 keeps some and
+not others, and keeps the older rule here)."""
 
 
 def _reads_more(op: Op) -> bool:
@@ -436,29 +632,32 @@ _BROADCASTING = frozenset({"stablehlo.broadcast_in_dim", "stablehlo.broadcast"})
 def _reduced_and_broadcast_back(fn: FunctionModel, candidates: Container[ValueId],
                                 height: Container[ValueId]) -> set[ValueId]:
     """The ``candidates`` (cheap values XLA's fusion would recompute in each user, whose
-    operands hold more elements than they do: :func:`_reads_more`) that one of
-    their users also reads through a ``reduce`` of them whose result is broadcast back,
+    operands hold more elements than they do: :func:`_reads_more`) that a user read by an
+    ``exponential`` also reads through a ``reduce`` of them whose result is broadcast back,
     possibly through reshapes and elementwise ops whose other operands are broadcast-like
-    (``height``): ``l - broadcast(max(l))``, the log-sum-exp of every softmax cross-entropy.
+    (``height``): ``exp(l - broadcast(max(l)))``, the log-sum-exp of every softmax
+    cross-entropy.
 
-    XLA (``InstructionFusion::ComputeGloballyUnfusible``) recomputes a producer whose operands
-    are larger than its result only where it can fuse it into every user *on every path*, and
-    XLA:CPU does not fuse a reduce into a broadcast: the producer gets a buffer of its own,
-    written once, before the reduce. A reshape or slice of it that the reduce reads instead
-    is no larger than its operand and stays recomputed (measured: the LM loss's
-    ``logits[:, :-1]`` still reads the bias in the loss fusion). Measured with jaxlib 0.12.1:
-    the logits' bias add ``dot + broadcast(b)`` of an optax cross-entropy step is one fusion
-    read by the reduce-max, the exp and the loss fusions, and the bias hosts its update
-    copy-free, where the older rule predicted the loss fusion's late read of ``b`` (and a
-    copy)."""
+    XLA:CPU keeps such a producer in a buffer of its own even where it is effectively unary
+    (``CpuInstructionFusion::ComputeGloballyUnfusible``: a copy recomputed in the exp's fusion
+    could differ by an ulp from the one the max was taken over). A reshape or slice of it
+    that the reduce reads instead stays recomputed (measured: the LM loss's
+    ``logits[:, :-1]`` still reads the bias in the loss fusion). Other reductions broadcast
+    back (a layer norm's ``y - mean(y)``, no exp) are left to the path rule,
+    :func:`_kept_on_some_path`. Measured with jaxlib 0.12.1: the logits' bias add
+    ``dot + broadcast(b)`` of an optax cross-entropy step is one fusion read by the
+    reduce-max, the exp and the loss fusions, and the bias hosts its update copy-free; a
+    layer norm's residual sum is recomputed in the backward fusions, and its bias is
+    copied."""
     origin: dict[ValueId, tuple[frozenset[ValueId], bool]] = {}
     """Value -> (the candidates it is a reduce of, whether a broadcast was applied since)."""
+    exponentiated = {v for op in fn.ops if op.name == "stablehlo.exponential" for v in op.operands}
     blocked: set[ValueId] = set()
     for op in fn.ops:
         operands = op.operands
         for v in operands:
             seen = origin.get(v)
-            if seen is not None and seen[1]:
+            if seen is not None and seen[1] and op.results and op.results[0] in exponentiated:
                 blocked.update(seen[0].intersection(operands))
         if len(op.results) != 1 or not operands:
             continue
@@ -483,8 +682,9 @@ def duplicated_values(fn: FunctionModel) -> frozenset[ValueId]:
     inside each fusing consumer, as ``InstructionFusion::ComputeGloballyUnfusible`` allows:
     the producer is effectively unary (at most one operand of full rank that is not a
     broadcast, an iota or a constant), or its operands hold no more elements than its result,
-    or every user fuses it (:data:`.semantics.FUSING_CONSUMERS`, no use inside a region) and it
-    is not returned; and the values of :func:`single_use_fused`.
+    or every user fuses it (:data:`.semantics.FUSING_CONSUMERS`, no use inside a region), it
+    is not returned and every path from it into each user fuses (:func:`_kept_on_some_path`);
+    and the values of :func:`single_use_fused`.
 
     Measured: ``a * 2`` returned and used by ``a * 2 + a`` is recomputed there; the logits'
     ``dot + broadcast(b)`` is recomputed in the reduce-max, the exp and the loss fusions;
@@ -518,13 +718,15 @@ def _globally_fusible(op: Op, height: Container[ValueId]) -> bool:
     ``0.1 * broadcast(g)`` is ``broadcast(0.1 * g)``) do not count as full-size."""
     result = op.result_types[0] if op.result_types else None
     rank = len(result.shape) if result is not None else 0
-    full = 0
+    full: set[ValueId] = set()
     for v, t in zip(op.operands, op.operand_types, strict=False):
         if t is None or len(t.shape) < rank or v in height:
             continue
-        full += 1
-    if full <= 1:
+        full.add(v)
+    if len(full) <= 1:
         return True
+    if op.name in ELEMENTWISE_OPS:
+        return False  # two distinct operands of the result's size: twice its elements
     sizes = _operand_and_result_elements(op)
     return sizes is not None and sizes[0] <= sizes[1]
 

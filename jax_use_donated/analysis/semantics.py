@@ -83,9 +83,14 @@ EXPENSIVE_ELEMENTWISE: frozenset[str] = frozenset(
 """Elementwise ops XLA counts as expensive (``HloInstruction::IsOpElementwise`` + cost) and
 does not duplicate into several fusions."""
 
+XLA_MULTIPLY_OPS: frozenset[str] = frozenset({"chlo.square"})
+"""CHLO ops XLA receives as one ``multiply`` of their operand by itself (jaxlib legalizes
+``chlo.square(x)`` to ``multiply(x, x)`` before XLA's passes): a cheap elementwise op to
+fusion."""
+
 DUPLICABLE_OPS: frozenset[str] = (ELEMENTWISE_OPS - EXPENSIVE_ELEMENTWISE) | frozenset(
     f"stablehlo.{name}" for name in ("broadcast_in_dim", "broadcast", "iota", "constant",
-                                     "reshape", "slice"))
+                                     "reshape", "slice")) | XLA_MULTIPLY_OPS
 """Cheap producers XLA's instruction fusion duplicates into each consumer that fuses them
 (``InstructionFusion``: a producer with several users is fused into all of them unless it is
 expensive). Measured: the LM loss's ``logits[:, :-1]`` slice of the bias add is recomputed in
@@ -96,7 +101,7 @@ FUSING_CONSUMERS: frozenset[str] = ELEMENTWISE_OPS | frozenset(
     for name in ("reduce", "broadcast_in_dim", "broadcast", "transpose", "slice", "concatenate",
                  "pad", "reverse", "dynamic_slice", "gather", "reduce_window", "reshape",
                  "dynamic_update_slice")
-)
+) | XLA_MULTIPLY_OPS
 """Ops XLA:CPU fuses their cheap producers into (loop and reduction fusions); dots,
 convolutions, custom calls, loops and calls keep their operands as separate buffers."""
 
