@@ -251,7 +251,11 @@ def fusion_facts(fn: FunctionModel) -> FusionFacts:
             operands = op.operands
             # two distinct operands of the result's shape that are not broadcast-like: not
             # effectively unary, twice the result's elements (:func:`_globally_fusible`)
-            if (len(operands) > 1 and op.name in ELEMENTWISE_OPS
+            if len(operands) == 2:
+                a, b = operands
+                if a != b and a not in height and b not in height and op.name in ELEMENTWISE_OPS:
+                    wide.append(op)
+            elif (len(operands) > 2 and op.name in ELEMENTWISE_OPS
                     and len({w for w in operands if w not in height}) > 1):
                 wide.append(op)
         elif _globally_fusible(op, height):
@@ -355,24 +359,32 @@ def _kept_on_some_path(fn: FunctionModel, wide: list[Op], fusing: Container[int]
     watched = {op.results[0] for op in wide}
     """The candidates, and on older XLA their users ``y * c`` (:func:`_rescaled_users`)."""
     reassociates = not xla_at_least(*REASSOCIATED_SCALING_BEFORE)
-    ops = fn.ops[first:] if fn.ops[first].index == first else fn.ops
     users: dict[ValueId, list[Op]] = {}
-    for op in ops:
-        if watched.isdisjoint(op.operands):
-            continue
-        for v in op.operands:
-            if v in watched:
+    producer: dict[ValueId, Op] = {}
+    constant: set[ValueId] = set()
+    longer: set[ValueId] = set()
+    """Candidates a user also reads through another operand made after them: a path from
+    them into that user is longer than one step."""
+    for op in fn.ops:
+        operands = op.operands
+        if op.index >= first and not watched.isdisjoint(operands):
+            for v in operands:
+                if v not in watched:
+                    continue
                 found = users.setdefault(v, [])
                 if not found or found[-1] is not op:
                     found.append(op)
+                    start = producer[v].index
+                    if any(w != v and w in producer and producer[w].index > start
+                           for w in operands):
+                        longer.add(v)
                 if reassociates and op.name == "stablehlo.multiply" and len(op.results) == 1:
                     watched.add(op.results[0])
-    producer = {r: op for op in fn.ops for r in op.results}
-    constant: set[ValueId] = set()
-    for op in fn.ops:
         if op.name in _CONSTANT_FORWARDS and (
-                op.name == "stablehlo.constant" or op.operands[0] in constant):
+                op.name == "stablehlo.constant" or operands[0] in constant):
             constant.update(op.results)
+        for r in op.results:
+            producer[r] = op
     kept: set[ValueId] = set()
 
     def step_refused(consumer: Op, u: ValueId) -> bool:
@@ -392,9 +404,11 @@ def _kept_on_some_path(fn: FunctionModel, wide: list[Op], fusing: Container[int]
         v = top.results[0]
         consumers = list(users.get(v, ()))
         if reassociates:
-            consumers += _rescaled_users(consumers, users, producer, constant)
-        if all(w == v or w not in producer or producer[w].index <= top.index
-               for c in consumers for w in c.operands):
+            rescaled = _rescaled_users(consumers, users, producer, constant)
+            if rescaled:
+                consumers += rescaled
+                longer.add(v)
+        if v not in longer:
             continue  # every path is one step long: v is fused into each user directly
         paths = _ops_on_paths(v, top.index, consumers, producer)
         if paths is None:
