@@ -241,6 +241,11 @@ def fusion_facts(fn: FunctionModel) -> FusionFacts:
               if user is not None and user.name in ELEMENTWISE_OPS and v not in outside
               and v not in not_elementwise}
     duplicated: set[ValueId] = set(single)
+
+    def sole(v: ValueId) -> Op | str | None:
+        """v's one user; ``None``: no user yet; ``"several"``: more, or not tracked."""
+        return first_user.get(v, "several")
+
     wide: list[Op] = []
     """Cheap ops every user fuses that are more than effectively unary
     (:func:`_kept_on_some_path`)."""
@@ -249,30 +254,24 @@ def fusion_facts(fn: FunctionModel) -> FusionFacts:
         if v not in kept:
             duplicated.add(v)
             operands = op.operands
-            # two distinct operands of the result's shape that are not broadcast-like: not
-            # effectively unary, twice the result's elements (:func:`_globally_fusible`)
-            if len(operands) == 2:
+            if len(operands) < 2 or op.name not in ELEMENTWISE_OPS:
+                continue
+            if len(operands) == 2:  # a cheap necessary test first: this loop is hot
                 a, b = operands
-                if a != b and a not in height and b not in height and op.name in ELEMENTWISE_OPS:
-                    wide.append(op)
-            elif (len(operands) > 2 and op.name in ELEMENTWISE_OPS
-                    and len({w for w in operands if w not in height}) > 1):
+                if a == b or a in height or b in height:
+                    continue
+            if len(_full_operands(op, height)) > 1:
                 wide.append(op)
         elif _globally_fusible(op, height):
             duplicated.add(v)
     if wide:
-        duplicated -= _kept_on_some_path(fn, wide, fusing,
-                                         lambda v: first_user.get(v, "several"))
+        duplicated -= _kept_on_some_path(fn, wide, fusing, sole)
     if duplicated and xla_at_least(*REDUCED_AND_BROADCAST_BACK_FROM):
         larger = {op.results[0] for op in cheap if op.results[0] in duplicated and _reads_more(op)}
         if larger:
             duplicated -= _reduced_and_broadcast_back(fn, larger, height)
     chained: set[ValueId] = set()
     if reduces:
-        def sole(v: ValueId) -> Op | str | None:
-            """v's one user; ``None``: no user yet; ``"several"``: more, or not tracked."""
-            return first_user.get(v, "several")
-
         chained, materialized = _reduces_fused_into_users(
             reduces, sole, outside, duplicated, fusing)
         duplicated -= materialized
@@ -294,7 +293,7 @@ _LOOP_FUSIBLE = ELEMENTWISE_OPS | XLA_MULTIPLY_OPS | frozenset(
 _CHEAP_PRODUCERS = (DUPLICABLE_OPS | frozenset(
     f"stablehlo.{name}"
     for name in ("concatenate", "dynamic_slice", "dynamic_update_slice", "pad", "reverse",
-                 "transpose"))) - frozenset({"stablehlo.iota"})
+                 "transpose")))
 """Loop-fusible producers XLA does not count as expensive (``IsExpensive``): it duplicates
 them into every consumer that fuses them."""
 
@@ -310,6 +309,11 @@ def _reuses(consumer: Op, u: ValueId) -> bool:
     if name == "stablehlo.pad":
         return len(consumer.operands) > 1 and consumer.operands[1] == u
     return name in ("stablehlo.reduce_window", "stablehlo.dynamic_slice")
+
+
+_CONSTANT_FORWARDS = frozenset({"stablehlo.constant", "stablehlo.broadcast_in_dim",
+                                "stablehlo.broadcast", "stablehlo.reshape"})
+"""Ops whose result is a constant when their operand is (and ``constant`` itself)."""
 
 
 _PATH_BUDGET = 20_000
@@ -378,7 +382,8 @@ def _kept_on_some_path(fn: FunctionModel, wide: list[Op], fusing: Container[int]
                     if any(w != v and w in producer and producer[w].index > start
                            for w in operands):
                         longer.add(v)
-                if reassociates and op.name == "stablehlo.multiply" and len(op.results) == 1:
+                if (reassociates and op.name == "stablehlo.multiply" and len(op.results) == 1
+                        and any(w in constant for w in operands)):
                     watched.add(op.results[0])
         if op.name in _CONSTANT_FORWARDS and (
                 op.name == "stablehlo.constant" or operands[0] in constant):
@@ -419,11 +424,6 @@ def _kept_on_some_path(fn: FunctionModel, wide: list[Op], fusing: Container[int]
                for op in ops):
             kept.add(v)
     return kept
-
-
-_CONSTANT_FORWARDS = frozenset({"stablehlo.constant", "stablehlo.broadcast_in_dim",
-                                "stablehlo.broadcast", "stablehlo.reshape"})
-"""Ops whose result is a constant when their operand is (and ``constant`` itself)."""
 
 
 def _rescaled_users(consumers: list[Op], users: Mapping[ValueId, list[Op]],
@@ -730,19 +730,21 @@ def _globally_fusible(op: Op, height: Container[ValueId]) -> bool:
     an elementwise op of such values at most :data:`BROADCAST_DEPTH` deep, which XLA's
     algebraic simplifier turns into a broadcast of the op on the smaller operands,
     ``0.1 * broadcast(g)`` is ``broadcast(0.1 * g)``) do not count as full-size."""
-    result = op.result_types[0] if op.result_types else None
-    rank = len(result.shape) if result is not None else 0
-    full: set[ValueId] = set()
-    for v, t in zip(op.operands, op.operand_types, strict=False):
-        if t is None or len(t.shape) < rank or v in height:
-            continue
-        full.add(v)
-    if len(full) <= 1:
+    if len(_full_operands(op, height)) <= 1:
         return True
     if op.name in ELEMENTWISE_OPS:
         return False  # two distinct operands of the result's size: twice its elements
     sizes = _operand_and_result_elements(op)
     return sizes is not None and sizes[0] <= sizes[1]
+
+
+def _full_operands(op: Op, height: Container[ValueId]) -> set[ValueId]:
+    """``op``'s distinct operands that count as full-size to ``EffectivelyAtMostUnary``: of a
+    known type, at least the result's rank, and not broadcast-like (``height``)."""
+    result = op.result_types[0] if op.result_types else None
+    rank = len(result.shape) if result is not None else 0
+    return {v for v, t in zip(op.operands, op.operand_types, strict=False)
+            if t is not None and len(t.shape) >= rank and v not in height}
 
 
 def _operand_and_result_elements(op: Op) -> tuple[int, int] | None:
